@@ -1,0 +1,12 @@
+//! The rules of xiangqi: board, pieces, FEN, legal moves, un-moves and notation.
+
+mod geometry;
+pub mod movegen;
+pub mod position;
+pub mod retro;
+pub mod types;
+
+pub use movegen::MoveList;
+pub use position::{Captured, FenError, IllegalPosition, Position, PositionError, START_FEN};
+pub use retro::UnMove;
+pub use types::{Color, Move, Piece, Role, Square};

@@ -1,0 +1,384 @@
+//! Legal move generation, check detection and perft.
+
+use super::geometry::{HORSE_MOVES, HORSE_SOURCES, RAYS};
+use super::position::{NO_SQUARE, Position};
+use super::types::{Color, Move, Piece, Role, Square};
+
+/// Moves of one position, stored inline (no allocation).
+#[derive(Clone)]
+pub struct MoveList {
+    moves: [Move; MoveList::CAPACITY],
+    len: usize,
+}
+
+impl MoveList {
+    /// More than any xiangqi position has.
+    pub const CAPACITY: usize = 256;
+
+    /// An empty list.
+    #[inline]
+    pub fn new() -> MoveList {
+        let nil = Move::new(
+            Square::from_index_unchecked(0),
+            Square::from_index_unchecked(0),
+        );
+        MoveList {
+            moves: [nil; MoveList::CAPACITY],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, mv: Move) {
+        if self.len < MoveList::CAPACITY {
+            self.moves[self.len] = mv;
+            self.len += 1;
+        }
+    }
+
+    /// The moves as a slice.
+    #[inline]
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+
+    /// Number of moves.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Iterates over the moves.
+    pub fn iter(&self) -> std::slice::Iter<'_, Move> {
+        self.as_slice().iter()
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
+        let mut j = 0;
+        for i in 0..self.len {
+            let m = self.moves[i];
+            if keep(m) {
+                self.moves[j] = m;
+                j += 1;
+            }
+        }
+        self.len = j;
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList::new()
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+#[inline]
+fn sq(i: u8) -> Square {
+    Square::from_index_unchecked(i)
+}
+
+/// Palace membership of a square index for each colour.
+const fn build_palace() -> [[bool; 90]; 2] {
+    let mut t = [[false; 90]; 2];
+    let mut i = 0;
+    while i < 90 {
+        let f = i % 9;
+        let r = i / 9;
+        if f >= 3 && f <= 5 {
+            if r <= 2 {
+                t[0][i] = true;
+            }
+            if r >= 7 {
+                t[1][i] = true;
+            }
+        }
+        i += 1;
+    }
+    t
+}
+static PALACE: [[bool; 90]; 2] = build_palace();
+
+impl Position {
+    /// True if `target` is attacked by any piece of `by` (the flying-general rule counts: a
+    /// general attacks along an open file).
+    #[inline]
+    pub fn is_attacked(&self, target: Square, by: Color) -> bool {
+        let t = target.index();
+        let b = &self.board;
+        // Rooks, generals (flying general) and cannons along the four rays.
+        for d in 0..4 {
+            let ray = &RAYS.squares[t][d];
+            let len = RAYS.len[t][d] as usize;
+            let mut i = 0;
+            while i < len {
+                if let Some(p) = b[ray[i] as usize] {
+                    if p.color == by && (p.role == Role::Rook || (p.role == Role::General && d < 2))
+                    {
+                        return true;
+                    }
+                    i += 1;
+                    while i < len {
+                        if let Some(q) = b[ray[i] as usize] {
+                            if q.color == by && q.role == Role::Cannon {
+                                return true;
+                            }
+                            break;
+                        }
+                        i += 1;
+                    }
+                    break;
+                }
+                i += 1;
+            }
+        }
+        // Horses, with the leg next to the horse empty.
+        let hs = &HORSE_SOURCES.entries[t];
+        for &(from, leg) in &hs[..HORSE_SOURCES.len[t] as usize] {
+            if b[from as usize] == Some(Piece::new(by, Role::Horse)) && b[leg as usize].is_none() {
+                return true;
+            }
+        }
+        // Pawns: one step forward onto the target, or sideways once across the river.
+        let pawn = Some(Piece::new(by, Role::Pawn));
+        let behind = match by {
+            Color::Red => target.offset(0, -1),
+            Color::Black => target.offset(0, 1),
+        };
+        if let Some(s) = behind {
+            if b[s.index()] == pawn {
+                return true;
+            }
+        }
+        if target.is_across_river(by) {
+            for df in [-1, 1] {
+                if let Some(s) = target.offset(df, 0) {
+                    if b[s.index()] == pawn {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// True if `color`'s general is attacked (false if it has none).
+    #[inline]
+    pub fn is_in_check(&self, color: Color) -> bool {
+        let g = self.generals[color.index()];
+        g != NO_SQUARE && self.is_attacked(sq(g), color.opponent())
+    }
+
+    /// True if the side to move is in check.
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.is_in_check(self.turn)
+    }
+
+    /// Moves that follow the pieces' movement rules, ignoring whether the mover's own general is
+    /// left in check.
+    pub fn pseudo_legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        let us = self.turn;
+        for from in 0..90u8 {
+            if let Some(p) = self.board[from as usize] {
+                if p.color == us {
+                    self.piece_moves(sq(from), p, &mut list);
+                }
+            }
+        }
+        list
+    }
+
+    #[inline]
+    fn can_land(&self, to: usize, us: Color) -> bool {
+        match self.board[to] {
+            None => true,
+            Some(q) => q.color != us,
+        }
+    }
+
+    fn piece_moves(&self, from: Square, p: Piece, list: &mut MoveList) {
+        let us = p.color;
+        let f = from.index();
+        let b = &self.board;
+        match p.role {
+            Role::Rook | Role::Cannon => {
+                for d in 0..4 {
+                    let ray = &RAYS.squares[f][d];
+                    let len = RAYS.len[f][d] as usize;
+                    let mut i = 0;
+                    while i < len {
+                        let to = ray[i] as usize;
+                        match b[to] {
+                            None => list.push(Move::new(from, sq(to as u8))),
+                            Some(q) => {
+                                if p.role == Role::Rook {
+                                    if q.color != us {
+                                        list.push(Move::new(from, sq(to as u8)));
+                                    }
+                                } else {
+                                    i += 1;
+                                    while i < len {
+                                        let t2 = ray[i] as usize;
+                                        if let Some(q2) = b[t2] {
+                                            if q2.color != us {
+                                                list.push(Move::new(from, sq(t2 as u8)));
+                                            }
+                                            break;
+                                        }
+                                        i += 1;
+                                    }
+                                }
+                                break;
+                            }
+                        }
+                        i += 1;
+                    }
+                }
+            }
+            Role::Horse => {
+                let hm = &HORSE_MOVES.entries[f];
+                for &(to, leg) in &hm[..HORSE_MOVES.len[f] as usize] {
+                    if b[leg as usize].is_none() && self.can_land(to as usize, us) {
+                        list.push(Move::new(from, sq(to)));
+                    }
+                }
+            }
+            Role::Elephant => {
+                for (df, dr) in [(2, 2), (2, -2), (-2, 2), (-2, -2)] {
+                    if let (Some(to), Some(eye)) = (from.offset(df, dr), from.offset(df / 2, dr / 2))
+                    {
+                        if !to.is_across_river(us)
+                            && b[eye.index()].is_none()
+                            && self.can_land(to.index(), us)
+                        {
+                            list.push(Move::new(from, to));
+                        }
+                    }
+                }
+            }
+            Role::Advisor => {
+                for (df, dr) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
+                    if let Some(to) = from.offset(df, dr) {
+                        if PALACE[us.index()][to.index()] && self.can_land(to.index(), us) {
+                            list.push(Move::new(from, to));
+                        }
+                    }
+                }
+            }
+            Role::General => {
+                for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
+                    if let Some(to) = from.offset(df, dr) {
+                        if PALACE[us.index()][to.index()] && self.can_land(to.index(), us) {
+                            list.push(Move::new(from, to));
+                        }
+                    }
+                }
+            }
+            Role::Pawn => {
+                let fwd = if us == Color::Red { 1 } else { -1 };
+                if let Some(to) = from.offset(0, fwd) {
+                    if self.can_land(to.index(), us) {
+                        list.push(Move::new(from, to));
+                    }
+                }
+                if from.is_across_river(us) {
+                    for df in [-1, 1] {
+                        if let Some(to) = from.offset(df, 0) {
+                            if self.can_land(to.index(), us) {
+                                list.push(Move::new(from, to));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// True if playing `mv` (pseudo-legal) leaves the mover's general safe.
+    #[inline]
+    pub(crate) fn leaves_general_safe(&mut self, mv: Move) -> bool {
+        let us = self.turn;
+        let captured = self.make(mv);
+        let safe = !self.is_in_check(us);
+        self.unmake(mv, captured);
+        safe
+    }
+
+    /// Every legal move of the side to move. Empty means the side to move has lost
+    /// (checkmate or stalemate).
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = self.pseudo_legal_moves();
+        let mut scratch = self.clone();
+        list.retain(|mv| scratch.leaves_general_safe(mv));
+        list
+    }
+
+    /// True if `mv` is legal here.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.legal_moves().iter().any(|m| *m == mv)
+    }
+
+    /// True if `mv` (legal) captures a piece.
+    #[inline]
+    pub fn is_capture(&self, mv: Move) -> bool {
+        self.board[mv.to.index()].is_some()
+    }
+
+    /// True if the side to move has no legal move (it has lost).
+    pub fn is_game_over(&self) -> bool {
+        self.legal_moves().is_empty()
+    }
+
+    /// Number of leaf positions `depth` plies down (the last ply counted, not played).
+    pub fn perft(&self, depth: u32) -> u64 {
+        let mut p = self.clone();
+        p.perft_inner(depth)
+    }
+
+    fn perft_inner(&mut self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let moves = self.pseudo_legal_moves();
+        let mut total = 0;
+        for &mv in moves.iter() {
+            let us = self.turn;
+            let captured = self.make(mv);
+            if !self.is_in_check(us) {
+                total += if depth == 1 {
+                    1
+                } else {
+                    self.perft_inner(depth - 1)
+                };
+            }
+            self.unmake(mv, captured);
+        }
+        total
+    }
+
+    /// Perft split by first move: each legal move with its leaf count.
+    pub fn perft_divide(&self, depth: u32) -> Vec<(Move, u64)> {
+        if depth == 0 {
+            return Vec::new();
+        }
+        self.legal_moves()
+            .iter()
+            .map(|&mv| (mv, self.after(mv).perft(depth - 1)))
+            .collect()
+    }
+}

@@ -1,0 +1,454 @@
+//! The position: pieces on the board and the side to move, with FEN input and output,
+//! legality checks and make/unmake.
+
+use super::types::{Color, Move, Piece, Role, Square};
+use std::fmt;
+use thiserror::Error;
+
+/// The FEN of the starting position.
+pub const START_FEN: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+
+/// Why a FEN string could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FenError {
+    /// Nothing but white space.
+    #[error("empty FEN")]
+    Empty,
+    /// The board field does not have 10 ranks separated by `/`.
+    #[error("the board has {0} ranks, expected 10")]
+    RankCount(usize),
+    /// A rank describes more than 9 points.
+    #[error("rank {rank} has more than 9 points")]
+    RankTooLong {
+        /// Rank number 0..10 counted from red's side.
+        rank: u8,
+    },
+    /// A rank describes fewer than 9 points.
+    #[error("rank {rank} has {points} points, expected 9")]
+    RankTooShort {
+        /// Rank number 0..10 counted from red's side.
+        rank: u8,
+        /// How many points it described.
+        points: u8,
+    },
+    /// A character that is neither a piece letter nor a digit 1-9.
+    #[error("unknown piece '{ch}' on rank {rank}")]
+    UnknownPiece {
+        /// The offending character.
+        ch: char,
+        /// Rank number 0..10 counted from red's side.
+        rank: u8,
+    },
+    /// The side-to-move field is not `w`, `r` or `b`.
+    #[error("side to move must be 'w', 'r' or 'b', found '{0}'")]
+    SideToMove(String),
+    /// A move counter is not a number.
+    #[error("move counter '{0}' is not a number")]
+    Counter(String),
+    /// More than six fields.
+    #[error("too many fields in FEN")]
+    TooManyFields,
+}
+
+/// Why a well-formed position cannot arise in a game.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum IllegalPosition {
+    /// A side has no general.
+    #[error("{0} has no general")]
+    MissingGeneral(Color),
+    /// A side has two or more generals.
+    #[error("{0} has more than one general")]
+    ExtraGeneral(Color),
+    /// More pieces of a kind than a side starts with.
+    #[error("{color} has {count} {role}s, at most {max} allowed")]
+    TooMany {
+        /// Whose pieces.
+        color: Color,
+        /// Which kind.
+        role: Role,
+        /// How many there are.
+        count: u8,
+        /// How many the game has.
+        max: u8,
+    },
+    /// A piece stands on a point it can never reach (outside the palace, across the river...).
+    #[error("{} {} on {square} can never stand there", piece.color, piece.role.name())]
+    UnreachablePoint {
+        /// The piece.
+        piece: Piece,
+        /// Where it stands.
+        square: Square,
+    },
+    /// The two generals face each other on an open file.
+    #[error("the generals face each other on an open file")]
+    GeneralsFacing,
+    /// The side that has just moved is in check.
+    #[error("{0} is not to move but is in check")]
+    NotToMoveInCheck(Color),
+}
+
+/// Either kind of problem with a FEN, for callers that want a legal position in one step.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PositionError {
+    /// The text could not be read.
+    #[error("malformed FEN: {0}")]
+    Fen(#[from] FenError),
+    /// The position can be read but is not legal.
+    #[error("illegal position: {0}")]
+    Illegal(#[from] IllegalPosition),
+}
+
+/// What a move captured, so it can be taken back.
+pub type Captured = Option<Piece>;
+
+/// A board with pieces and a side to move.
+///
+/// A `Position` may be illegal (read from a FEN with [`Position::from_fen_unchecked`]) so tools can
+/// show it; [`Position::validate`] says what is wrong. Move generation assumes a legal position
+/// and never panics on an illegal one.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub(crate) board: [Option<Piece>; 90],
+    pub(crate) turn: Color,
+    /// Square of each side's general, or 0xFF when missing.
+    pub(crate) generals: [u8; 2],
+    halfmoves: u32,
+    fullmoves: u32,
+}
+
+/// Marks a missing general in `Position::generals`.
+pub(crate) const NO_SQUARE: u8 = 0xFF;
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::empty(Color::Red)
+    }
+}
+
+impl Position {
+    /// An empty board (no generals: not legal until pieces are put on it).
+    pub fn empty(turn: Color) -> Position {
+        Position {
+            board: [None; 90],
+            turn,
+            generals: [NO_SQUARE; 2],
+            halfmoves: 0,
+            fullmoves: 1,
+        }
+    }
+
+    /// The starting position.
+    pub fn start() -> Position {
+        Position::from_fen(START_FEN).expect("start FEN is legal")
+    }
+
+    /// Reads a FEN and checks that the position is legal.
+    pub fn from_fen(fen: &str) -> Result<Position, PositionError> {
+        let pos = Position::from_fen_unchecked(fen)?;
+        pos.validate()?;
+        Ok(pos)
+    }
+
+    /// Reads a FEN without checking legality (see [`Position::validate`]).
+    pub fn from_fen_unchecked(fen: &str) -> Result<Position, FenError> {
+        let mut fields = fen.split_whitespace();
+        let board_field = fields.next().ok_or(FenError::Empty)?;
+        let ranks: Vec<&str> = board_field.split('/').collect();
+        if ranks.len() != 10 {
+            return Err(FenError::RankCount(ranks.len()));
+        }
+        let mut pos = Position::empty(Color::Red);
+        for (i, text) in ranks.iter().enumerate() {
+            let rank = 9 - i as u8;
+            let mut file: u8 = 0;
+            for ch in text.chars() {
+                if let Some(d) = ch.to_digit(10) {
+                    if d == 0 {
+                        return Err(FenError::UnknownPiece { ch, rank });
+                    }
+                    file += d as u8;
+                    if file > 9 {
+                        return Err(FenError::RankTooLong { rank });
+                    }
+                } else {
+                    let piece = Piece::from_fen_char(ch)
+                        .filter(|_| ch.is_ascii())
+                        .ok_or(FenError::UnknownPiece { ch, rank })?;
+                    if file >= 9 {
+                        return Err(FenError::RankTooLong { rank });
+                    }
+                    let sq = Square::new(file, rank).expect("file and rank in range");
+                    pos.put(sq, piece);
+                    file += 1;
+                }
+            }
+            if file < 9 {
+                return Err(FenError::RankTooShort { rank, points: file });
+            }
+        }
+        if let Some(side) = fields.next() {
+            pos.turn = match side {
+                "w" | "r" | "W" | "R" => Color::Red,
+                "b" | "B" => Color::Black,
+                other => return Err(FenError::SideToMove(other.to_string())),
+            };
+        }
+        // Two unused chess fields, then the counters; accept them present or absent.
+        let rest: Vec<&str> = fields.collect();
+        let counters: Vec<&str> = match rest.len() {
+            0 => vec![],
+            1 | 2 if rest.iter().all(|f| f.parse::<u32>().is_ok()) => rest.clone(),
+            1 | 2 => vec![],
+            3 => rest[2..].to_vec(),
+            4 => rest[2..].to_vec(),
+            _ => return Err(FenError::TooManyFields),
+        };
+        let parse = |s: &str| s.parse::<u32>().map_err(|_| FenError::Counter(s.to_string()));
+        if let Some(h) = counters.first() {
+            pos.halfmoves = parse(h)?;
+        }
+        if let Some(f) = counters.get(1) {
+            pos.fullmoves = parse(f)?;
+        }
+        Ok(pos)
+    }
+
+    /// The FEN of this position (`K A B N R C P`, `w`/`b`).
+    pub fn fen(&self) -> String {
+        let mut s = String::with_capacity(64);
+        for rank in (0..10u8).rev() {
+            let mut empty = 0;
+            for file in 0..9u8 {
+                let sq = Square::new(file, rank).expect("on board");
+                match self.board[sq.index()] {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            s.push(char::from(b'0' + empty));
+                            empty = 0;
+                        }
+                        s.push(p.fen_char());
+                    }
+                }
+            }
+            if empty > 0 {
+                s.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        let side = match self.turn {
+            Color::Red => 'w',
+            Color::Black => 'b',
+        };
+        format!("{s} {side} - - {} {}", self.halfmoves, self.fullmoves)
+    }
+
+    /// Checks every rule of DESIGN §1: one general each in its palace, pieces on reachable
+    /// points, no more pieces of a kind than the game has, generals not facing, and the side not
+    /// to move not in check.
+    pub fn validate(&self) -> Result<(), IllegalPosition> {
+        for color in Color::ALL {
+            let mut counts = [0u8; 7];
+            for sq in Square::all() {
+                if let Some(p) = self.board[sq.index()] {
+                    if p.color == color {
+                        counts[p.role.index()] += 1;
+                    }
+                }
+            }
+            match counts[Role::General.index()] {
+                0 => return Err(IllegalPosition::MissingGeneral(color)),
+                1 => {}
+                _ => return Err(IllegalPosition::ExtraGeneral(color)),
+            }
+            for role in Role::ALL {
+                let count = counts[role.index()];
+                if count > role.max_count() {
+                    return Err(IllegalPosition::TooMany {
+                        color,
+                        role,
+                        count,
+                        max: role.max_count(),
+                    });
+                }
+            }
+        }
+        for sq in Square::all() {
+            if let Some(piece) = self.board[sq.index()] {
+                if !piece.can_stand_on(sq) {
+                    return Err(IllegalPosition::UnreachablePoint { piece, square: sq });
+                }
+            }
+        }
+        if self.generals_facing() {
+            return Err(IllegalPosition::GeneralsFacing);
+        }
+        let waiting = self.turn.opponent();
+        if self.is_in_check(waiting) {
+            return Err(IllegalPosition::NotToMoveInCheck(waiting));
+        }
+        Ok(())
+    }
+
+    /// True if both generals stand on one file with nothing between them.
+    pub fn generals_facing(&self) -> bool {
+        let (r, b) = (self.generals[0], self.generals[1]);
+        if r == NO_SQUARE || b == NO_SQUARE || r % 9 != b % 9 {
+            return false;
+        }
+        let (lo, hi) = if r < b { (r, b) } else { (b, r) };
+        ((lo + 9)..hi)
+            .step_by(9)
+            .all(|s| self.board[s as usize].is_none())
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// Sets the side to move.
+    pub fn set_turn(&mut self, turn: Color) {
+        self.turn = turn;
+    }
+
+    /// The piece on `sq`, if any.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
+    /// The square of `color`'s general, if it has one.
+    #[inline]
+    pub fn general(&self, color: Color) -> Option<Square> {
+        Square::from_index(self.generals[color.index()] as usize)
+    }
+
+    /// The halfmove counter from the FEN (kept for output only).
+    pub fn halfmoves(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// The fullmove number from the FEN (kept for output only).
+    pub fn fullmoves(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// Puts `piece` on `sq`, replacing whatever stood there.
+    pub fn put(&mut self, sq: Square, piece: Piece) {
+        self.remove(sq);
+        self.board[sq.index()] = Some(piece);
+        if piece.role == Role::General {
+            self.generals[piece.color.index()] = sq.index() as u8;
+        }
+    }
+
+    /// Takes the piece off `sq` and returns it.
+    pub fn remove(&mut self, sq: Square) -> Option<Piece> {
+        let old = self.board[sq.index()].take();
+        if let Some(p) = old {
+            if p.role == Role::General && self.generals[p.color.index()] == sq.index() as u8 {
+                self.generals[p.color.index()] = NO_SQUARE;
+                // Another general of that colour (illegal, but parsable) takes its place.
+                if let Some(other) = Square::all().find(|s| {
+                    self.board[s.index()] == Some(Piece::new(p.color, Role::General))
+                }) {
+                    self.generals[p.color.index()] = other.index() as u8;
+                }
+            }
+        }
+        old
+    }
+
+    /// Every piece with its square, in square order.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        Square::all().filter_map(|sq| self.board[sq.index()].map(|p| (sq, p)))
+    }
+
+    /// Number of pieces on the board (generals included).
+    pub fn piece_count(&self) -> usize {
+        self.board.iter().filter(|p| p.is_some()).count()
+    }
+
+    /// Plays `mv` (assumed pseudo-legal) and returns what it captured, for [`Position::unmake`].
+    #[inline]
+    pub fn make(&mut self, mv: Move) -> Captured {
+        let (from, to) = (mv.from.index(), mv.to.index());
+        let piece = self.board[from].take();
+        let captured = std::mem::replace(&mut self.board[to], piece);
+        if let Some(p) = piece {
+            if p.role == Role::General {
+                self.generals[p.color.index()] = to as u8;
+            }
+        }
+        self.turn = self.turn.opponent();
+        captured
+    }
+
+    /// Takes back `mv`, restoring `captured`.
+    #[inline]
+    pub fn unmake(&mut self, mv: Move, captured: Captured) {
+        let (from, to) = (mv.from.index(), mv.to.index());
+        let piece = std::mem::replace(&mut self.board[to], captured);
+        self.board[from] = piece;
+        if let Some(p) = piece {
+            if p.role == Role::General {
+                self.generals[p.color.index()] = from as u8;
+            }
+        }
+        self.turn = self.turn.opponent();
+    }
+
+    /// The position after `mv` (assumed legal).
+    pub fn after(&self, mv: Move) -> Position {
+        let mut p = self.clone();
+        p.make(mv);
+        p
+    }
+
+    /// The position reflected left-right.
+    pub fn mirrored(&self) -> Position {
+        let mut p = Position::empty(self.turn);
+        for (sq, piece) in self.pieces() {
+            p.put(sq.mirror(), piece);
+        }
+        p.halfmoves = self.halfmoves;
+        p.fullmoves = self.fullmoves;
+        p
+    }
+
+    /// The position with colours exchanged: the board turned over top to bottom, red pieces
+    /// becoming black and black red, and the other side to move. Its value for the side to move
+    /// is the same.
+    pub fn color_swapped(&self) -> Position {
+        let mut p = Position::empty(self.turn.opponent());
+        for (sq, piece) in self.pieces() {
+            p.put(sq.flip(), Piece::new(piece.color.opponent(), piece.role));
+        }
+        p.halfmoves = self.halfmoves;
+        p.fullmoves = self.fullmoves;
+        p
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", self.fen())
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.fen())
+    }
+}
+
+impl std::str::FromStr for Position {
+    type Err = PositionError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Position::from_fen(s)
+    }
+}
