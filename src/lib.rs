@@ -2,9 +2,17 @@
 //!
 //! ```
 //! use canju::rules::Position;
-//! let pos = Position::from_fen("4k4/9/9/9/9/9/9/9/4R4/3K5 w").unwrap();
-//! assert_eq!(pos.legal_moves().len(), 19);
+//! let pos = Position::from_fen("3k5/9/9/9/9/9/9/9/4R4/4K4 w").unwrap();
+//! assert_eq!(pos.legal_moves().len(), 17);
 //! ```
 #![warn(missing_docs)]
 
+pub mod display;
+pub mod generate;
+pub mod index;
+pub mod material;
+pub mod probe;
 pub mod rules;
+pub mod table;
+pub mod value;
+pub mod verify;

@@ -1,0 +1,502 @@
+//! Retrograde analysis: the exact value of every position of a material set.
+//!
+//! Per slot and side to move one `u16` (an atomic, so rayon threads can share the arrays):
+//! a decided distance (odd win, even loss), `DRAW`, `ILLEGAL`, or `0x8000 | c` for an
+//! undecided position with `c` successors (distinct slots reached by quiet moves) not yet
+//! known to be wins for the opponent.
+//!
+//! 1. *Initialise*: decode every slot, mark illegal ones; a position without legal moves is
+//!    `Loss(0)`; captures are looked up in the sub-tables (through the same [`Tablebase`] users
+//!    probe): a capture into a lost position makes a tentative win; if every move is a capture,
+//!    the value is final.
+//! 2. *Sweep* by distance n = 0, 1, 2...: positions whose value is n are final. For a loss, each
+//!    predecessor (un-moves without un-captures) becomes a win in n+1 unless it already wins as
+//!    fast. For a win, each predecessor's counter drops by one; at zero every quiet move of that
+//!    predecessor loses, and its value is a loss one ply longer than its longest alternative
+//!    (quiet moves at most n, captures as looked up), or a draw if a capture draws.
+//! 3. What is still undecided is a draw.
+
+mod progress;
+
+use crate::index::MaterialIndex;
+use crate::material::Material;
+use crate::probe::{ProbeError, Table, Tablebase};
+use crate::rules::{Color, Move, Position, Role};
+use crate::table::{self, SideStats, TableError};
+use crate::value::{STORED_DRAW, STORED_ILLEGAL, Value};
+use progress::Phase;
+use rayon::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+use thiserror::Error;
+
+const UNDECIDED: u16 = 0x8000;
+const COUNTER_MASK: u16 = 0x3FFF;
+
+#[inline]
+fn is_undecided(v: u16) -> bool {
+    v & 0xC000 == UNDECIDED
+}
+
+/// Why generation failed.
+#[derive(Debug, Error)]
+pub enum GenError {
+    /// A sub-table could not be read.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    /// The table could not be written.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The output folder could not be made.
+    #[error("cannot create {path}: {source}")]
+    Dir {
+        /// The folder.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A sub-table lacks a position that a capture reaches.
+    #[error("sub-table {material} has no value for {fen}")]
+    Inconsistent {
+        /// The sub-table.
+        material: String,
+        /// The position.
+        fen: String,
+    },
+    /// The thread pool could not start.
+    #[error("thread pool: {0}")]
+    Threads(String),
+}
+
+/// How to generate.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    /// Worker threads (0 = all cores).
+    pub threads: usize,
+    /// Show progress bars on stderr.
+    pub progress: bool,
+    /// Regenerate the named sets even if their files exist (sub-tables are reused).
+    pub force: bool,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions {
+            threads: 0,
+            progress: false,
+            force: false,
+        }
+    }
+}
+
+/// What one generation did.
+#[derive(Clone, Debug)]
+pub struct GenReport {
+    /// Material (stored colouring).
+    pub material: Material,
+    /// Slots per side to move.
+    pub slots: u64,
+    /// Statistics per side to move.
+    pub stats: [SideStats; 2],
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// Bytes written.
+    pub file_bytes: u64,
+    /// Peak resident memory of the process so far, bytes (0 if unknown).
+    pub peak_memory: u64,
+    /// False if the file existed and was reused.
+    pub generated: bool,
+}
+
+/// Generates `targets` and every set their captures lead to, smallest first; existing files
+/// are reused (the targets themselves are rebuilt with `force`).
+pub fn generate_all(
+    tb: &Tablebase,
+    targets: &[Material],
+    opts: &GenOptions,
+) -> Result<Vec<GenReport>, GenError> {
+    std::fs::create_dir_all(tb.dir()).map_err(|source| GenError::Dir {
+        path: tb.dir().to_path_buf(),
+        source,
+    })?;
+    let mut order: Vec<Material> = targets.iter().flat_map(|m| m.closure()).collect();
+    crate::material::sort_dependency_order(&mut order);
+    order.dedup();
+    let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+        .map_err(|e| GenError::Threads(e.to_string()))?;
+    let mut reports = vec![];
+    for m in order {
+        let rebuild = opts.force && wanted.contains(&m);
+        if tb.has(m) && !rebuild {
+            if wanted.contains(&m) {
+                let t = tb.table(m)?;
+                reports.push(GenReport {
+                    material: m,
+                    slots: t.index.size(),
+                    stats: t.data.header.stats.clone(),
+                    seconds: 0.0,
+                    file_bytes: t.data.file_bytes,
+                    peak_memory: peak_memory(),
+                    generated: false,
+                });
+            }
+            continue;
+        }
+        let report = pool.install(|| generate_one(tb, m, opts))?;
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+/// A capture's sub-table, and whether positions must be colour-swapped to read it.
+struct SubTable {
+    table: Arc<Table>,
+    swap: bool,
+}
+
+/// Everything the passes share.
+struct Solver<'a> {
+    index: &'a MaterialIndex,
+    /// Sub-table by captured piece: [victim colour][role].
+    subs: [[Option<SubTable>; 7]; 2],
+    values: [Vec<AtomicU16>; 2],
+    max_assigned: AtomicU16,
+}
+
+impl Solver<'_> {
+    fn capture_value(&self, pos: &Position, mv: Move) -> Result<Value, GenError> {
+        let victim = pos.piece_at(mv.to).expect("a capture");
+        let sub = self.subs[victim.color.index()][victim.role.index()]
+            .as_ref()
+            .expect("sub-table loaded for every capturable piece");
+        let after = pos.after(mv);
+        let p = if sub.swap {
+            after.color_swapped()
+        } else {
+            after
+        };
+        sub.table.value(&p).ok_or_else(|| GenError::Inconsistent {
+            material: sub.table.material.name(),
+            fen: p.fen(),
+        })
+    }
+
+    /// Initial stored value of slot `i` with `turn` to move.
+    fn initial(&self, i: u64, turn: Color, succ: &mut Vec<u64>) -> Result<u16, GenError> {
+        let pos = match self.index.decode(i, turn) {
+            Some(p) => p,
+            None => return Ok(STORED_ILLEGAL),
+        };
+        if self.index.encode(&pos) != Some(i) || pos.is_in_check(turn.opponent()) {
+            return Ok(STORED_ILLEGAL);
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return Ok(0);
+        }
+        succ.clear();
+        let mut best_win: Option<u16> = None;
+        let mut scratch = pos.clone();
+        for &mv in moves.iter() {
+            if pos.is_capture(mv) {
+                if let Value::Loss(n) = self.capture_value(&pos, mv)? {
+                    best_win = Some(best_win.map_or(n + 1, |b| b.min(n + 1)));
+                }
+            } else {
+                let captured = scratch.make(mv);
+                succ.push(self.index.encode(&scratch).expect("quiet move keeps material"));
+                scratch.unmake(mv, captured);
+            }
+        }
+        if let Some(w) = best_win {
+            return Ok(w);
+        }
+        succ.sort_unstable();
+        succ.dedup();
+        if succ.is_empty() {
+            return self.final_loss_or_draw(&pos, 0);
+        }
+        Ok(UNDECIDED | succ.len() as u16)
+    }
+
+    /// Value of a position whose quiet moves all lose (the longest taking `quiet_max` plies
+    /// for the opponent's win), from its captures: a draw if one draws, else a loss.
+    fn final_loss_or_draw(&self, pos: &Position, quiet_max: u16) -> Result<u16, GenError> {
+        let mut longest = quiet_max;
+        for &mv in pos.legal_moves().iter() {
+            if pos.is_capture(mv) {
+                match self.capture_value(pos, mv)? {
+                    Value::Draw => return Ok(STORED_DRAW),
+                    Value::Win(n) => longest = longest.max(n),
+                    Value::Loss(_) => unreachable!("a capture into a loss makes a win"),
+                }
+            }
+        }
+        Ok(longest + 1)
+    }
+
+    fn note_assigned(&self, v: u16) {
+        self.max_assigned.fetch_max(v, Relaxed);
+    }
+
+    /// Processes slot `i` (side `turn`), whose final value is `n`.
+    fn propagate(&self, i: u64, turn: Color, n: u16, preds: &mut Vec<u64>) -> Result<(), GenError> {
+        let pos = self.index.decode(i, turn).expect("decided slots decode");
+        preds.clear();
+        pos.for_each_unmove(&[], |_, p| {
+            preds.push(self.index.encode(p).expect("un-moves keep material"))
+        });
+        preds.sort_unstable();
+        preds.dedup();
+        let them = turn.opponent();
+        let vals = &self.values[them.index()];
+        for &j in preds.iter() {
+            let cell = &vals[j as usize];
+            if n % 2 == 0 {
+                // We lose in n: the predecessor wins in n + 1.
+                let win = n + 1;
+                let mut cur = cell.load(Relaxed);
+                loop {
+                    let better = is_undecided(cur) || (cur % 2 == 1 && cur < 0x8000 && cur > win);
+                    if !better {
+                        break;
+                    }
+                    match cell.compare_exchange_weak(cur, win, Relaxed, Relaxed) {
+                        Ok(_) => {
+                            self.note_assigned(win);
+                            break;
+                        }
+                        Err(c) => cur = c,
+                    }
+                }
+            } else {
+                // We win in n: one fewer escape for the predecessor.
+                let mut cur = cell.load(Relaxed);
+                loop {
+                    if !is_undecided(cur) {
+                        break;
+                    }
+                    let left = cur & COUNTER_MASK;
+                    if left > 1 {
+                        match cell.compare_exchange_weak(cur, cur - 1, Relaxed, Relaxed) {
+                            Ok(_) => break,
+                            Err(c) => cur = c,
+                        }
+                        continue;
+                    }
+                    // Last escape gone: this thread owns the slot's final value.
+                    let p = self.index.decode(j, them).expect("legal predecessor decodes");
+                    let v = self.final_loss_or_draw(&p, n)?;
+                    match cell.compare_exchange(cur, v, Relaxed, Relaxed) {
+                        Ok(_) => {
+                            if v != STORED_DRAW {
+                                self.note_assigned(v);
+                            }
+                            break;
+                        }
+                        Err(c) => cur = c,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Chunk of slots handled by one rayon task.
+const CHUNK: u64 = 4096;
+
+fn par_chunks(size: u64) -> impl ParallelIterator<Item = std::ops::Range<u64>> {
+    (0..size.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(move |c| c * CHUNK..((c + 1) * CHUNK).min(size))
+}
+
+/// Generates one set whose sub-tables already exist, writes it, and reports.
+pub fn generate_one(
+    tb: &Tablebase,
+    material: Material,
+    opts: &GenOptions,
+) -> Result<GenReport, GenError> {
+    let start = Instant::now();
+    let material = material.canonical();
+    let index = MaterialIndex::new(material);
+    let size = index.size();
+    let mut subs: [[Option<SubTable>; 7]; 2] = Default::default();
+    for victim in Color::ALL {
+        for role in Role::ALL {
+            if let Some(m) = material.after_capture(victim, role) {
+                let table = tb.table(m)?;
+                let swap = table.material != m;
+                subs[victim.index()][role.index()] = Some(SubTable { table, swap });
+            }
+        }
+    }
+    let name = material.name();
+    let solver = Solver {
+        index: &index,
+        subs,
+        values: [
+            (0..size).map(|_| AtomicU16::new(0)).collect(),
+            (0..size).map(|_| AtomicU16::new(0)).collect(),
+        ],
+        max_assigned: AtomicU16::new(0),
+    };
+
+    // 1. Initialise.
+    let bar = Phase::new(opts.progress, &name, "init", size * 2);
+    for turn in Color::ALL {
+        par_chunks(size).try_for_each_init(Vec::new, |succ, range| {
+            for i in range.clone() {
+                let v = solver.initial(i, turn, succ)?;
+                if !is_undecided(v) && v != STORED_ILLEGAL && v != STORED_DRAW {
+                    solver.note_assigned(v);
+                }
+                solver.values[turn.index()][i as usize].store(v, Relaxed);
+            }
+            bar.inc(range.end - range.start);
+            Ok::<(), GenError>(())
+        })?;
+    }
+    bar.finish();
+
+    // 2. Sweep by distance.
+    let bar = Phase::new(opts.progress, &name, "sweep", 0);
+    let decided = AtomicU64::new(0);
+    let mut n: u16 = 0;
+    while n <= solver.max_assigned.load(Relaxed) {
+        for turn in Color::ALL {
+            par_chunks(size).try_for_each_init(Vec::new, |preds, range| {
+                let vals = &solver.values[turn.index()];
+                for i in range {
+                    if vals[i as usize].load(Relaxed) == n {
+                        decided.fetch_add(1, Relaxed);
+                        solver.propagate(i, turn, n, preds)?;
+                    }
+                }
+                Ok::<(), GenError>(())
+            })?;
+        }
+        bar.sweep(n, decided.load(Relaxed));
+        n += 1;
+    }
+    bar.finish();
+
+    // 3. Draws, statistics, file.
+    let bar = Phase::new(opts.progress, &name, "write", 1);
+    let values: [Vec<u16>; 2] = solver.values.map(|side| {
+        side.into_iter()
+            .map(|a| {
+                let v = a.into_inner();
+                if is_undecided(v) { STORED_DRAW } else { v }
+            })
+            .collect()
+    });
+    let stats = Color::ALL.map(|turn| side_stats(&index, &values[turn.index()], turn));
+    let path = tb.path_of(material);
+    let file_bytes = table::write_table(
+        &path,
+        tb.rules(),
+        &name,
+        [&values[0], &values[1]],
+        stats.clone(),
+    )?;
+    tb.forget(material);
+    bar.finish();
+    let report = GenReport {
+        material,
+        slots: size,
+        stats,
+        seconds: start.elapsed().as_secs_f64(),
+        file_bytes,
+        peak_memory: peak_memory(),
+        generated: true,
+    };
+    Ok(report)
+}
+
+/// Counts over legal positions as a player sees them: a slot stands for two positions (itself
+/// and its mirror image) unless the position is its own mirror image.
+pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideStats {
+    #[derive(Default)]
+    struct Acc {
+        s: SideStats,
+        win_at: Option<u64>,
+        loss_at: Option<u64>,
+    }
+    let acc = par_chunks(index.size())
+        .map(|range| {
+            let mut a = Acc::default();
+            for i in range {
+                let v = values[i as usize];
+                let value = match Value::from_stored(v) {
+                    Some(x) if v != STORED_ILLEGAL => x,
+                    _ => continue,
+                };
+                let weight = if index.is_symmetric_slot(i) {
+                    let p = index.decode(i, turn).expect("legal slot");
+                    if p.mirrored() == p { 1 } else { 2 }
+                } else {
+                    2
+                };
+                a.s.positions += weight;
+                match value {
+                    Value::Win(d) => {
+                        a.s.win += weight;
+                        if a.win_at.is_none() || d > a.s.longest_win {
+                            a.s.longest_win = d;
+                            a.win_at = Some(i);
+                        }
+                    }
+                    Value::Draw => a.s.draw += weight,
+                    Value::Loss(d) => {
+                        a.s.loss += weight;
+                        if a.loss_at.is_none() || d > a.s.longest_loss {
+                            a.s.longest_loss = d;
+                            a.loss_at = Some(i);
+                        }
+                    }
+                }
+            }
+            a
+        })
+        .reduce(Acc::default, |mut x, y| {
+            x.s.positions += y.s.positions;
+            x.s.win += y.s.win;
+            x.s.draw += y.s.draw;
+            x.s.loss += y.s.loss;
+            if y.win_at.is_some() && (x.win_at.is_none() || y.s.longest_win > x.s.longest_win) {
+                x.s.longest_win = y.s.longest_win;
+                x.win_at = y.win_at;
+            }
+            if y.loss_at.is_some() && (x.loss_at.is_none() || y.s.longest_loss > x.s.longest_loss)
+            {
+                x.s.longest_loss = y.s.longest_loss;
+                x.loss_at = y.loss_at;
+            }
+            x
+        });
+    let fen = |i: Option<u64>| i.and_then(|i| index.decode(i, turn)).map(|p| p.fen());
+    SideStats {
+        longest_win_fen: fen(acc.win_at),
+        longest_loss_fen: fen(acc.loss_at),
+        ..acc.s
+    }
+}
+
+/// Peak resident memory of this process in bytes (Linux; 0 elsewhere).
+pub fn peak_memory() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
