@@ -271,7 +271,10 @@ impl MaterialIndex {
         let mut pair_of = vec![NONE32; nr * nb];
         for r in 0..nr {
             for b in 0..nb {
-                let m = (defenders[0].mirror[r] as usize, defenders[1].mirror[b] as usize);
+                let m = (
+                    defenders[0].mirror[r] as usize,
+                    defenders[1].mirror[b] as usize,
+                );
                 if m >= (r, b) {
                     pair_of[r * nb + b] = pairs.len() as u32;
                     pairs.push((r as u16, b as u16));
@@ -460,6 +463,9 @@ mod tests {
     fn defender_counts() {
         assert_eq!(Defenders::new(Color::Red, 0, 0).placements.len(), 9);
         assert_eq!(Defenders::new(Color::Red, 2, 2).placements.len(), 1470);
-        assert_eq!(MaterialIndex::new(Material::parse("KRK").unwrap()).size(), 45 * 90);
+        assert_eq!(
+            MaterialIndex::new(Material::parse("KRK").unwrap()).size(),
+            45 * 90
+        );
     }
 }

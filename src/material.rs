@@ -68,7 +68,9 @@ impl Material {
 
     /// The material on the board of `pos`.
     pub fn of_position(pos: &Position) -> Material {
-        let mut m = Material { counts: [[0; 7]; 2] };
+        let mut m = Material {
+            counts: [[0; 7]; 2],
+        };
         for (_, p) in pos.pieces() {
             m.counts[p.color.index()][p.role.index()] += 1;
         }
@@ -177,7 +179,10 @@ impl Material {
             .filter(|r| r.is_attacker())
             .map(|&r| c[r.index()] as u32 * value(r))
             .sum();
-        let all: u32 = Role::ALL.iter().map(|&r| c[r.index()] as u32 * value(r)).sum();
+        let all: u32 = Role::ALL
+            .iter()
+            .map(|&r| c[r.index()] as u32 * value(r))
+            .sum();
         (attack, all, self.side_name(color))
     }
 
@@ -481,11 +486,26 @@ mod tests {
     #[test]
     fn bad_names_give_errors() {
         assert!(matches!(Material::parse(""), Err(MaterialError::Empty)));
-        assert!(matches!(Material::parse("RK"), Err(MaterialError::Generals(_))));
-        assert!(matches!(Material::parse("KXK"), Err(MaterialError::UnknownPiece { .. })));
-        assert!(matches!(Material::parse("KRRRK"), Err(MaterialError::TooMany { .. })));
-        assert!(matches!(Material::parse("车马车士"), Err(MaterialError::ChineseSides(_))));
-        assert!(matches!(Material::parse("龙对将"), Err(MaterialError::UnknownPiece { .. })));
+        assert!(matches!(
+            Material::parse("RK"),
+            Err(MaterialError::Generals(_))
+        ));
+        assert!(matches!(
+            Material::parse("KXK"),
+            Err(MaterialError::UnknownPiece { .. })
+        ));
+        assert!(matches!(
+            Material::parse("KRRRK"),
+            Err(MaterialError::TooMany { .. })
+        ));
+        assert!(matches!(
+            Material::parse("车马车士"),
+            Err(MaterialError::ChineseSides(_))
+        ));
+        assert!(matches!(
+            Material::parse("龙对将"),
+            Err(MaterialError::UnknownPiece { .. })
+        ));
     }
 
     #[test]

@@ -17,7 +17,9 @@ pub const RULES_PLAIN: &str = "plain";
 #[derive(Debug, Error)]
 pub enum ProbeError {
     /// No table file for the material set.
-    #[error("no table for {material} ({chinese}): {path} does not exist; generate it with `canju gen {material}`")]
+    #[error(
+        "no table for {material} ({chinese}): {path} does not exist; generate it with `canju gen {material}`"
+    )]
     MissingTable {
         /// ASCII name in the stored colouring.
         material: String,
@@ -123,7 +125,12 @@ impl Tablebase {
         }
         let data = table::read_table(&path)?;
         let index = MaterialIndex::new(m);
-        let expected = format!("{} rules {} with {} slots", m.name(), self.rules, index.size());
+        let expected = format!(
+            "{} rules {} with {} slots",
+            m.name(),
+            self.rules,
+            index.size()
+        );
         let found = format!(
             "{} rules {} with {} slots",
             data.header.material, data.header.rules, data.header.slots

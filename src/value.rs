@@ -98,7 +98,13 @@ mod tests {
 
     #[test]
     fn stored_round_trip_and_order() {
-        for v in [Value::Win(1), Value::Win(31), Value::Draw, Value::Loss(0), Value::Loss(40)] {
+        for v in [
+            Value::Win(1),
+            Value::Win(31),
+            Value::Draw,
+            Value::Loss(0),
+            Value::Loss(40),
+        ] {
             assert_eq!(Value::from_stored(v.to_stored()), Some(v));
         }
         assert_eq!(Value::from_stored(STORED_ILLEGAL), None);

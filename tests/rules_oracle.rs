@@ -130,7 +130,12 @@ fn unmoves_round_trip_on_oracle_positions() {
             let found = preds.iter().any(|um| {
                 um.mv == mv && um.uncaptured == captured && q.retracted(*um).fen() == p.fen()
             });
-            assert!(found, "{} --{mv}--> {}: predecessor missing", p.fen(), q.fen());
+            assert!(
+                found,
+                "{} --{mv}--> {}: predecessor missing",
+                p.fen(),
+                q.fen()
+            );
             pairs += 1;
         }
         // Every predecessor is legal and has a legal move back to this position.

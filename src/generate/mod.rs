@@ -70,7 +70,7 @@ pub enum GenError {
 }
 
 /// How to generate.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct GenOptions {
     /// Worker threads (0 = all cores).
     pub threads: usize,
@@ -78,16 +78,6 @@ pub struct GenOptions {
     pub progress: bool,
     /// Regenerate the named sets even if their files exist (sub-tables are reused).
     pub force: bool,
-}
-
-impl Default for GenOptions {
-    fn default() -> Self {
-        GenOptions {
-            threads: 0,
-            progress: false,
-            force: false,
-        }
-    }
 }
 
 /// What one generation did.
@@ -208,7 +198,11 @@ impl Solver<'_> {
                 }
             } else {
                 let captured = scratch.make(mv);
-                succ.push(self.index.encode(&scratch).expect("quiet move keeps material"));
+                succ.push(
+                    self.index
+                        .encode(&scratch)
+                        .expect("quiet move keeps material"),
+                );
                 scratch.unmake(mv, captured);
             }
         }
@@ -256,7 +250,7 @@ impl Solver<'_> {
         let vals = &self.values[them.index()];
         for &j in preds.iter() {
             let cell = &vals[j as usize];
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 // We lose in n: the predecessor wins in n + 1.
                 let win = n + 1;
                 let mut cur = cell.load(Relaxed);
@@ -289,7 +283,10 @@ impl Solver<'_> {
                         continue;
                     }
                     // Last escape gone: this thread owns the slot's final value.
-                    let p = self.index.decode(j, them).expect("legal predecessor decodes");
+                    let p = self
+                        .index
+                        .decode(j, them)
+                        .expect("legal predecessor decodes");
                     let v = self.final_loss_or_draw(&p, n)?;
                     match cell.compare_exchange(cur, v, Relaxed, Relaxed) {
                         Ok(_) => {
@@ -473,8 +470,7 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
                 x.s.longest_win = y.s.longest_win;
                 x.win_at = y.win_at;
             }
-            if y.loss_at.is_some() && (x.loss_at.is_none() || y.s.longest_loss > x.s.longest_loss)
-            {
+            if y.loss_at.is_some() && (x.loss_at.is_none() || y.s.longest_loss > x.s.longest_loss) {
                 x.s.longest_loss = y.s.longest_loss;
                 x.loss_at = y.loss_at;
             }

@@ -26,7 +26,8 @@ impl Phase {
         } else {
             let b = ProgressBar::new_spinner();
             b.set_style(
-                ProgressStyle::with_template("{prefix:>12} {msg} {elapsed}").expect("valid template"),
+                ProgressStyle::with_template("{prefix:>12} {msg} {elapsed}")
+                    .expect("valid template"),
             );
             b
         };

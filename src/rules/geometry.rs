@@ -77,7 +77,11 @@ const fn build_horse(forward: bool) -> HorseTable {
         while j < 8 {
             let (df, dr, lf, lr) = HORSE_JUMPS[j];
             // forward: from = sq, to = sq + d. Reverse: from = sq - d, to = sq.
-            let (ff, fr) = if forward { (f0, r0) } else { (f0 - df, r0 - dr) };
+            let (ff, fr) = if forward {
+                (f0, r0)
+            } else {
+                (f0 - df, r0 - dr)
+            };
             let (tf, tr) = (ff + df, fr + dr);
             if on_board(ff, fr) && on_board(tf, tr) {
                 let leg = ((fr + lr) * 9 + ff + lf) as u8;

@@ -2,11 +2,13 @@
 
 mod geometry;
 pub mod movegen;
+pub mod notation;
 pub mod position;
 pub mod retro;
 pub mod types;
 
 pub use movegen::MoveList;
+pub use notation::{MoveParseError, Notation};
 pub use position::{Captured, FenError, IllegalPosition, Position, PositionError, START_FEN};
 pub use retro::UnMove;
 pub use types::{Color, Move, Piece, Role, Square};

@@ -158,17 +158,17 @@ impl Position {
             Color::Red => target.offset(0, -1),
             Color::Black => target.offset(0, 1),
         };
-        if let Some(s) = behind {
-            if b[s.index()] == pawn {
-                return true;
-            }
+        if let Some(s) = behind
+            && b[s.index()] == pawn
+        {
+            return true;
         }
         if target.is_across_river(by) {
             for df in [-1, 1] {
-                if let Some(s) = target.offset(df, 0) {
-                    if b[s.index()] == pawn {
-                        return true;
-                    }
+                if let Some(s) = target.offset(df, 0)
+                    && b[s.index()] == pawn
+                {
+                    return true;
                 }
             }
         }
@@ -194,10 +194,10 @@ impl Position {
         let mut list = MoveList::new();
         let us = self.turn;
         for from in 0..90u8 {
-            if let Some(p) = self.board[from as usize] {
-                if p.color == us {
-                    self.piece_moves(sq(from), p, &mut list);
-                }
+            if let Some(p) = self.board[from as usize]
+                && p.color == us
+            {
+                self.piece_moves(sq(from), p, &mut list);
             }
         }
         list
@@ -260,48 +260,49 @@ impl Position {
             }
             Role::Elephant => {
                 for (df, dr) in [(2, 2), (2, -2), (-2, 2), (-2, -2)] {
-                    if let (Some(to), Some(eye)) = (from.offset(df, dr), from.offset(df / 2, dr / 2))
+                    if let (Some(to), Some(eye)) =
+                        (from.offset(df, dr), from.offset(df / 2, dr / 2))
+                        && !to.is_across_river(us)
+                        && b[eye.index()].is_none()
+                        && self.can_land(to.index(), us)
                     {
-                        if !to.is_across_river(us)
-                            && b[eye.index()].is_none()
-                            && self.can_land(to.index(), us)
-                        {
-                            list.push(Move::new(from, to));
-                        }
+                        list.push(Move::new(from, to));
                     }
                 }
             }
             Role::Advisor => {
                 for (df, dr) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
-                    if let Some(to) = from.offset(df, dr) {
-                        if PALACE[us.index()][to.index()] && self.can_land(to.index(), us) {
-                            list.push(Move::new(from, to));
-                        }
+                    if let Some(to) = from.offset(df, dr)
+                        && PALACE[us.index()][to.index()]
+                        && self.can_land(to.index(), us)
+                    {
+                        list.push(Move::new(from, to));
                     }
                 }
             }
             Role::General => {
                 for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
-                    if let Some(to) = from.offset(df, dr) {
-                        if PALACE[us.index()][to.index()] && self.can_land(to.index(), us) {
-                            list.push(Move::new(from, to));
-                        }
+                    if let Some(to) = from.offset(df, dr)
+                        && PALACE[us.index()][to.index()]
+                        && self.can_land(to.index(), us)
+                    {
+                        list.push(Move::new(from, to));
                     }
                 }
             }
             Role::Pawn => {
                 let fwd = if us == Color::Red { 1 } else { -1 };
-                if let Some(to) = from.offset(0, fwd) {
-                    if self.can_land(to.index(), us) {
-                        list.push(Move::new(from, to));
-                    }
+                if let Some(to) = from.offset(0, fwd)
+                    && self.can_land(to.index(), us)
+                {
+                    list.push(Move::new(from, to));
                 }
                 if from.is_across_river(us) {
                     for df in [-1, 1] {
-                        if let Some(to) = from.offset(df, 0) {
-                            if self.can_land(to.index(), us) {
-                                list.push(Move::new(from, to));
-                            }
+                        if let Some(to) = from.offset(df, 0)
+                            && self.can_land(to.index(), us)
+                        {
+                            list.push(Move::new(from, to));
                         }
                     }
                 }

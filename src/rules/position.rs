@@ -203,7 +203,10 @@ impl Position {
             4 => rest[2..].to_vec(),
             _ => return Err(FenError::TooManyFields),
         };
-        let parse = |s: &str| s.parse::<u32>().map_err(|_| FenError::Counter(s.to_string()));
+        let parse = |s: &str| {
+            s.parse::<u32>()
+                .map_err(|_| FenError::Counter(s.to_string()))
+        };
         if let Some(h) = counters.first() {
             pos.halfmoves = parse(h)?;
         }
@@ -252,10 +255,10 @@ impl Position {
         for color in Color::ALL {
             let mut counts = [0u8; 7];
             for sq in Square::all() {
-                if let Some(p) = self.board[sq.index()] {
-                    if p.color == color {
-                        counts[p.role.index()] += 1;
-                    }
+                if let Some(p) = self.board[sq.index()]
+                    && p.color == color
+                {
+                    counts[p.role.index()] += 1;
                 }
             }
             match counts[Role::General.index()] {
@@ -276,10 +279,10 @@ impl Position {
             }
         }
         for sq in Square::all() {
-            if let Some(piece) = self.board[sq.index()] {
-                if !piece.can_stand_on(sq) {
-                    return Err(IllegalPosition::UnreachablePoint { piece, square: sq });
-                }
+            if let Some(piece) = self.board[sq.index()]
+                && !piece.can_stand_on(sq)
+            {
+                return Err(IllegalPosition::UnreachablePoint { piece, square: sq });
             }
         }
         if self.generals_facing() {
@@ -349,15 +352,16 @@ impl Position {
     /// Takes the piece off `sq` and returns it.
     pub fn remove(&mut self, sq: Square) -> Option<Piece> {
         let old = self.board[sq.index()].take();
-        if let Some(p) = old {
-            if p.role == Role::General && self.generals[p.color.index()] == sq.index() as u8 {
-                self.generals[p.color.index()] = NO_SQUARE;
-                // Another general of that colour (illegal, but parsable) takes its place.
-                if let Some(other) = Square::all().find(|s| {
-                    self.board[s.index()] == Some(Piece::new(p.color, Role::General))
-                }) {
-                    self.generals[p.color.index()] = other.index() as u8;
-                }
+        if let Some(p) = old
+            && p.role == Role::General
+            && self.generals[p.color.index()] == sq.index() as u8
+        {
+            self.generals[p.color.index()] = NO_SQUARE;
+            // Another general of that colour (illegal, but parsable) takes its place.
+            if let Some(other) = Square::all()
+                .find(|s| self.board[s.index()] == Some(Piece::new(p.color, Role::General)))
+            {
+                self.generals[p.color.index()] = other.index() as u8;
             }
         }
         old
@@ -379,10 +383,10 @@ impl Position {
         let (from, to) = (mv.from.index(), mv.to.index());
         let piece = self.board[from].take();
         let captured = std::mem::replace(&mut self.board[to], piece);
-        if let Some(p) = piece {
-            if p.role == Role::General {
-                self.generals[p.color.index()] = to as u8;
-            }
+        if let Some(p) = piece
+            && p.role == Role::General
+        {
+            self.generals[p.color.index()] = to as u8;
         }
         self.turn = self.turn.opponent();
         captured
@@ -394,10 +398,10 @@ impl Position {
         let (from, to) = (mv.from.index(), mv.to.index());
         let piece = std::mem::replace(&mut self.board[to], captured);
         self.board[from] = piece;
-        if let Some(p) = piece {
-            if p.role == Role::General {
-                self.generals[p.color.index()] = from as u8;
-            }
+        if let Some(p) = piece
+            && p.role == Role::General
+        {
+            self.generals[p.color.index()] = from as u8;
         }
         self.turn = self.turn.opponent();
     }

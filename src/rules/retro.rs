@@ -124,7 +124,11 @@ impl Position {
                     let len = RAYS.len[t][d] as usize;
                     let mut i = 0;
                     while i < len && b[ray[i] as usize].is_none() {
-                        let kinds = if piece.role == Role::Rook { BOTH } else { QUIET };
+                        let kinds = if piece.role == Role::Rook {
+                            BOTH
+                        } else {
+                            QUIET
+                        };
                         out.push((Square::from_index_unchecked(ray[i]), kinds));
                         i += 1;
                     }
@@ -149,44 +153,48 @@ impl Position {
             Role::Elephant => {
                 for (df, dr) in [(2, 2), (2, -2), (-2, 2), (-2, -2)] {
                     if let (Some(from), Some(eye)) = (to.offset(df, dr), to.offset(df / 2, dr / 2))
+                        && piece.can_stand_on(from)
+                        && empty(from)
+                        && empty(eye)
                     {
-                        if piece.can_stand_on(from) && empty(from) && empty(eye) {
-                            out.push((from, BOTH));
-                        }
+                        out.push((from, BOTH));
                     }
                 }
             }
             Role::Advisor => {
                 for (df, dr) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
-                    if let Some(from) = to.offset(df, dr) {
-                        if piece.can_stand_on(from) && empty(from) {
-                            out.push((from, BOTH));
-                        }
+                    if let Some(from) = to.offset(df, dr)
+                        && piece.can_stand_on(from)
+                        && empty(from)
+                    {
+                        out.push((from, BOTH));
                     }
                 }
             }
             Role::General => {
                 for (df, dr) in [(0, 1), (0, -1), (1, 0), (-1, 0)] {
-                    if let Some(from) = to.offset(df, dr) {
-                        if piece.can_stand_on(from) && empty(from) {
-                            out.push((from, BOTH));
-                        }
+                    if let Some(from) = to.offset(df, dr)
+                        && piece.can_stand_on(from)
+                        && empty(from)
+                    {
+                        out.push((from, BOTH));
                     }
                 }
             }
             Role::Pawn => {
                 let back = if color == Color::Red { -1 } else { 1 };
-                if let Some(from) = to.offset(0, back) {
-                    if piece.can_stand_on(from) && empty(from) {
-                        out.push((from, BOTH));
-                    }
+                if let Some(from) = to.offset(0, back)
+                    && piece.can_stand_on(from)
+                    && empty(from)
+                {
+                    out.push((from, BOTH));
                 }
                 if to.is_across_river(color) {
                     for df in [-1, 1] {
-                        if let Some(from) = to.offset(df, 0) {
-                            if empty(from) {
-                                out.push((from, BOTH));
-                            }
+                        if let Some(from) = to.offset(df, 0)
+                            && empty(from)
+                        {
+                            out.push((from, BOTH));
                         }
                     }
                 }

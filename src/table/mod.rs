@@ -102,7 +102,9 @@ pub enum TableError {
     #[error("{0}: corrupted header")]
     CorruptHeader(PathBuf),
     /// Written by another version of canju.
-    #[error("{path}: format version {found}, index version {index}; this canju reads {FORMAT_VERSION}/{INDEX_VERSION}")]
+    #[error(
+        "{path}: format version {found}, index version {index}; this canju reads {FORMAT_VERSION}/{INDEX_VERSION}"
+    )]
     Version {
         /// The file.
         path: PathBuf,
@@ -183,8 +185,8 @@ pub fn write_table(
         payload_checksum: xxh3_64(&payload),
         stats,
     };
-    let head = bincode::encode_to_vec(&header, bincode::config::standard())
-        .expect("header encodes");
+    let head =
+        bincode::encode_to_vec(&header, bincode::config::standard()).expect("header encodes");
     let tmp = path.with_extension(format!("{EXTENSION}.tmp{}", std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
@@ -228,9 +230,11 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     if xxh3_64(head) != sum {
         return Err(TableError::CorruptHeader(path.into()));
     }
-    let (header, used): (Header, usize) =
-        bincode::decode_from_slice(head, bincode::config::standard().with_limit::<{ 64 << 20 }>())
-            .map_err(|_| TableError::CorruptHeader(path.into()))?;
+    let (header, used): (Header, usize) = bincode::decode_from_slice(
+        head,
+        bincode::config::standard().with_limit::<{ 64 << 20 }>(),
+    )
+    .map_err(|_| TableError::CorruptHeader(path.into()))?;
     if used != head.len() {
         return Err(TableError::CorruptHeader(path.into()));
     }
@@ -286,7 +290,10 @@ pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
             if raw.len() != want * 2 {
                 return Err(TableError::CorruptPayload(path.into()));
             }
-            vals.extend(raw.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])));
+            vals.extend(
+                raw.chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]])),
+            );
         }
     }
     Ok(LoadedTable {
