@@ -211,49 +211,25 @@ pub struct MaterialIndex {
     groups: Vec<Group>,
     radix: u64,
     size: u64,
+    /// The piece of each slot of a square list, in index order: red defenders (general,
+    /// advisors, elephants), black defenders, then each group's pieces.
+    layout: Vec<Piece>,
 }
 
-/// Squares of the pieces of one position, gathered by colour and kind.
-#[derive(Default)]
-struct Gathered {
-    squares: [[[u8; 5]; 7]; 2],
-    counts: [[usize; 7]; 2],
+/// Most men a material set can have.
+pub const MAX_MEN: usize = 32;
+
+/// Square index reflected left-right.
+const fn build_mirror() -> [u8; 90] {
+    let mut t = [0u8; 90];
+    let mut i = 0;
+    while i < 90 {
+        t[i] = ((i / 9) * 9 + 8 - i % 9) as u8;
+        i += 1;
+    }
+    t
 }
-
-impl Gathered {
-    fn of(pos: &Position) -> Gathered {
-        let mut g = Gathered::default();
-        for (sq, p) in pos.pieces() {
-            let (c, r) = (p.color.index(), p.role.index());
-            if g.counts[c][r] < 5 {
-                g.squares[c][r][g.counts[c][r]] = sq.index() as u8;
-            }
-            g.counts[c][r] += 1;
-        }
-        g
-    }
-
-    fn get(&self, color: Color, role: Role) -> &[u8] {
-        let n = self.counts[color.index()][role.index()].min(5);
-        &self.squares[color.index()][role.index()][..n]
-    }
-
-    fn mirrored(&self) -> Gathered {
-        let mut g = Gathered {
-            squares: self.squares,
-            counts: self.counts,
-        };
-        for c in 0..2 {
-            for r in 0..7 {
-                for i in 0..self.counts[c][r].min(5) {
-                    let s = self.squares[c][r][i];
-                    g.squares[c][r][i] = (s / 9) * 9 + 8 - s % 9;
-                }
-            }
-        }
-        g
-    }
-}
+static MIRROR: [u8; 90] = build_mirror();
 
 impl MaterialIndex {
     /// Builds the index of `material` (any colouring).
@@ -306,7 +282,23 @@ impl MaterialIndex {
         }
         let radix: u64 = groups.iter().map(|g| g.combos).product();
         let size = pairs.len() as u64 * radix;
+        let mut layout = vec![];
+        for d in &defenders {
+            layout.push(Piece::new(d.color, Role::General));
+            layout.extend(std::iter::repeat_n(
+                Piece::new(d.color, Role::Advisor),
+                d.advisors,
+            ));
+            layout.extend(std::iter::repeat_n(
+                Piece::new(d.color, Role::Elephant),
+                d.elephants,
+            ));
+        }
+        for g in &groups {
+            layout.extend(std::iter::repeat_n(Piece::new(g.color, g.role), g.count));
+        }
         MaterialIndex {
+            layout,
             material,
             defenders,
             pairs,
@@ -328,112 +320,160 @@ impl MaterialIndex {
         self.size
     }
 
-    /// The position in slot `index` with `turn` to move, or `None` if two pieces would share a
-    /// point. The position may still be illegal (a side in check, generals facing) or be the
-    /// mirror duplicate of a smaller slot.
-    pub fn decode(&self, index: u64, turn: Color) -> Option<Position> {
+    /// The piece of each entry of a square list ([`MaterialIndex::decode_squares`]).
+    pub fn layout(&self) -> &[Piece] {
+        &self.layout
+    }
+
+    /// The squares of the pieces in slot `index`, in [`MaterialIndex::layout`] order, written
+    /// to `out`. False if two pieces would share a point (an unused slot).
+    pub fn decode_squares(&self, index: u64, out: &mut [u8]) -> bool {
         if index >= self.size {
-            return None;
+            return false;
         }
-        let mut pos = Position::empty(turn);
         let (pair, mut rest) = (index / self.radix, index % self.radix);
         let (r, b) = self.pairs[pair as usize];
+        let mut n = 0;
         for (d, p) in self.defenders.iter().zip([r, b]) {
             let sq = &d.placements[p as usize];
-            for (i, &s) in sq[..d.len()].iter().enumerate() {
-                let role = if i == 0 {
-                    Role::General
-                } else if i <= d.advisors {
-                    Role::Advisor
-                } else {
-                    Role::Elephant
-                };
-                if pos.board[s as usize].is_some() {
-                    return None;
-                }
-                pos.put(Square::from_index_unchecked(s), Piece::new(d.color, role));
-            }
+            out[n..n + d.len()].copy_from_slice(&sq[..d.len()]);
+            n += d.len();
         }
-        // Groups in mixed radix, the last group varying fastest.
-        let mut ords = [0u8; 5];
-        let mut digits = [0u64; 8];
+        let mut digits = [0u64; 16];
         for (gi, g) in self.groups.iter().enumerate().rev() {
             digits[gi] = rest % g.combos;
             rest /= g.combos;
         }
+        let mut ords = [0u8; 5];
         for (gi, g) in self.groups.iter().enumerate() {
             combo_decode(digits[gi], g.count, &mut ords);
             for &o in &ords[..g.count] {
-                let s = g.points[o as usize] as usize;
-                if pos.board[s].is_some() {
-                    return None;
-                }
-                pos.board[s] = Some(Piece::new(g.color, g.role));
+                out[n] = g.points[o as usize];
+                n += 1;
             }
         }
-        Some(pos)
+        let mut seen = [false; 90];
+        for &s in &out[..n] {
+            if std::mem::replace(&mut seen[s as usize], true) {
+                return false;
+            }
+        }
+        true
     }
 
-    /// The slot of `pos` (its side to move is not part of the index). `None` if the position
-    /// does not have this material or a piece stands where its kind never can.
-    pub fn encode(&self, pos: &Position) -> Option<u64> {
-        let g = Gathered::of(pos);
-        for c in Color::ALL {
-            for role in Role::ALL {
-                if g.counts[c.index()][role.index()] != self.material.count(c, role) as usize {
-                    return None;
-                }
-            }
+    /// The position with the pieces of a square list and `turn` to move.
+    pub fn position_of(&self, squares: &[u8], turn: Color) -> Position {
+        let mut pos = Position::empty(turn);
+        for (&s, &piece) in squares.iter().zip(&self.layout) {
+            pos.put(Square::from_index_unchecked(s), piece);
         }
-        let direct = self.pair_placements(&g)?;
-        let mirrored_g = g.mirrored();
-        let mirrored = self.pair_placements(&mirrored_g)?;
+        pos
+    }
+
+    /// The position in slot `index` with `turn` to move, or `None` if two pieces would share a
+    /// point. The position may still be illegal (a side in check, generals facing) or be the
+    /// mirror duplicate of a smaller slot.
+    pub fn decode(&self, index: u64, turn: Color) -> Option<Position> {
+        let mut sq = [0u8; MAX_MEN];
+        if !self.decode_squares(index, &mut sq) {
+            return None;
+        }
+        Some(self.position_of(&sq[..self.layout.len()], turn))
+    }
+
+    /// The slot of a square list in [`MaterialIndex::layout`] order (like pieces in any order),
+    /// the smaller of its own and its mirror image's. `None` if a piece stands where its kind
+    /// never can. Pieces sharing a point are not detected here.
+    #[inline]
+    pub fn encode_squares(&self, sq: &[u8]) -> Option<u64> {
+        let mut p = [0usize; 2];
+        let mut n = 0;
+        for (i, d) in self.defenders.iter().enumerate() {
+            let (a, e) = (d.advisors, d.elephants);
+            let v = d.lookup(sq[n], &sq[n + 1..n + 1 + a], &sq[n + 1 + a..n + 1 + a + e]);
+            if v == NONE16 {
+                return None;
+            }
+            p[i] = v as usize;
+            n += d.len();
+        }
+        let direct = (p[0], p[1]);
+        let mirrored = (
+            self.defenders[0].mirror[p[0]] as usize,
+            self.defenders[1].mirror[p[1]] as usize,
+        );
         use std::cmp::Ordering::*;
         match direct.cmp(&mirrored) {
-            Less => self.encode_gathered(&g, direct),
-            Greater => self.encode_gathered(&mirrored_g, mirrored),
+            Less => self.encode_rest(direct, &sq[n..], false),
+            Greater => self.encode_rest(mirrored, &sq[n..], true),
             Equal => {
-                let a = self.encode_gathered(&g, direct)?;
-                let b = self.encode_gathered(&mirrored_g, mirrored)?;
+                let a = self.encode_rest(direct, &sq[n..], false)?;
+                let b = self.encode_rest(mirrored, &sq[n..], true)?;
                 Some(a.min(b))
             }
         }
     }
 
-    fn pair_placements(&self, g: &Gathered) -> Option<(usize, usize)> {
-        let mut p = [0usize; 2];
-        for (i, d) in self.defenders.iter().enumerate() {
-            let c = d.color;
-            let k = g.get(c, Role::General)[0];
-            let v = d.lookup(k, g.get(c, Role::Advisor), g.get(c, Role::Elephant));
-            if v == NONE16 {
-                return None;
-            }
-            p[i] = v as usize;
-        }
-        Some((p[0], p[1]))
-    }
-
-    fn encode_gathered(&self, g: &Gathered, (r, b): (usize, usize)) -> Option<u64> {
+    #[inline]
+    fn encode_rest(&self, (r, b): (usize, usize), sq: &[u8], mirror: bool) -> Option<u64> {
         let nb = self.defenders[1].placements.len();
         let pair = self.pair_of[r * nb + b];
         if pair == NONE32 {
             return None;
         }
         let mut index = pair as u64;
+        let mut n = 0;
         for grp in &self.groups {
-            let sq = g.get(grp.color, grp.role);
             let mut ords = [0u8; 5];
-            for (i, &s) in sq.iter().enumerate() {
-                ords[i] = grp.point_ord[s as usize];
-                if ords[i] == 0xFF {
+            for o in ords.iter_mut().take(grp.count) {
+                let s = sq[n];
+                let s = if mirror { MIRROR[s as usize] } else { s };
+                *o = grp.point_ord[s as usize];
+                if *o == 0xFF {
                     return None;
                 }
+                n += 1;
             }
             ords[..grp.count].sort_unstable();
             index = index * grp.combos + combo_index(&ords[..grp.count]);
         }
         Some(index)
+    }
+
+    /// The square list of `pos` in [`MaterialIndex::layout`] order, or `None` if its material
+    /// differs from this index's.
+    pub fn squares_of(&self, pos: &Position, out: &mut [u8]) -> Option<()> {
+        let mut filled = [0usize; 14];
+        let mut starts = [usize::MAX; 14];
+        for (i, piece) in self.layout.iter().enumerate() {
+            let k = piece.color.index() * 7 + piece.role.index();
+            if starts[k] == usize::MAX {
+                starts[k] = i;
+            }
+        }
+        let mut total = 0;
+        for (sq, piece) in pos.pieces() {
+            let k = piece.color.index() * 7 + piece.role.index();
+            if starts[k] == usize::MAX {
+                return None;
+            }
+            let at = starts[k] + filled[k];
+            if at >= self.layout.len() || self.layout[at] != piece {
+                return None;
+            }
+            out[at] = sq.index() as u8;
+            filled[k] += 1;
+            total += 1;
+        }
+        (total == self.layout.len()).then_some(())
+    }
+
+    /// The slot of `pos` (its side to move is not part of the index). `None` if the position
+    /// does not have this material or a piece stands where its kind never can.
+    pub fn encode(&self, pos: &Position) -> Option<u64> {
+        let mut sq = [0u8; MAX_MEN];
+        self.squares_of(pos, &mut sq)?;
+        self.encode_squares(&sq[..self.layout.len()])
     }
 
     /// True if the slot's defender pair is its own mirror image (both mirror images of such

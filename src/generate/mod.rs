@@ -18,7 +18,7 @@
 
 mod progress;
 
-use crate::index::MaterialIndex;
+use crate::index::{MAX_MEN, MaterialIndex};
 use crate::material::Material;
 use crate::probe::{ProbeError, Table, Tablebase};
 use crate::rules::{Color, Move, Position, Role};
@@ -177,33 +177,37 @@ impl Solver<'_> {
 
     /// Initial stored value of slot `i` with `turn` to move.
     fn initial(&self, i: u64, turn: Color, succ: &mut Vec<u64>) -> Result<u16, GenError> {
-        let pos = match self.index.decode(i, turn) {
-            Some(p) => p,
-            None => return Ok(STORED_ILLEGAL),
-        };
-        if self.index.encode(&pos) != Some(i) || pos.is_in_check(turn.opponent()) {
+        let mut sq = [0u8; MAX_MEN];
+        let n = self.index.layout().len();
+        let sq = &mut sq[..n];
+        if !self.index.decode_squares(i, sq) || self.index.encode_squares(sq) != Some(i) {
+            return Ok(STORED_ILLEGAL);
+        }
+        let pos = self.index.position_of(sq, turn);
+        if pos.is_in_check(turn.opponent()) {
             return Ok(STORED_ILLEGAL);
         }
         let moves = pos.legal_moves();
         if moves.is_empty() {
             return Ok(0);
         }
+        let entry = entries_by_square(sq);
         succ.clear();
         let mut best_win: Option<u16> = None;
-        let mut scratch = pos.clone();
         for &mv in moves.iter() {
             if pos.is_capture(mv) {
                 if let Value::Loss(n) = self.capture_value(&pos, mv)? {
                     best_win = Some(best_win.map_or(n + 1, |b| b.min(n + 1)));
                 }
             } else {
-                let captured = scratch.make(mv);
+                let k = entry[mv.from.index()] as usize;
+                sq[k] = mv.to.index() as u8;
                 succ.push(
                     self.index
-                        .encode(&scratch)
+                        .encode_squares(sq)
                         .expect("quiet move keeps material"),
                 );
-                scratch.unmake(mv, captured);
+                sq[k] = mv.from.index() as u8;
             }
         }
         if let Some(w) = best_win {
@@ -239,10 +243,21 @@ impl Solver<'_> {
 
     /// Processes slot `i` (side `turn`), whose final value is `n`.
     fn propagate(&self, i: u64, turn: Color, n: u16, preds: &mut Vec<u64>) -> Result<(), GenError> {
-        let pos = self.index.decode(i, turn).expect("decided slots decode");
+        let mut sq = [0u8; MAX_MEN];
+        let sq = &mut sq[..self.index.layout().len()];
+        self.index.decode_squares(i, sq);
+        let pos = self.index.position_of(sq, turn);
+        let entry = entries_by_square(sq);
         preds.clear();
-        pos.for_each_unmove(&[], |_, p| {
-            preds.push(self.index.encode(p).expect("un-moves keep material"))
+        pos.for_each_unmove(&[], |um, _| {
+            let k = entry[um.mv.to.index()] as usize;
+            sq[k] = um.mv.from.index() as u8;
+            preds.push(
+                self.index
+                    .encode_squares(sq)
+                    .expect("un-moves keep material"),
+            );
+            sq[k] = um.mv.to.index() as u8;
         });
         preds.sort_unstable();
         preds.dedup();
@@ -302,6 +317,16 @@ impl Solver<'_> {
         }
         Ok(())
     }
+}
+
+/// For each square, which entry of the square list stands on it.
+#[inline]
+fn entries_by_square(sq: &[u8]) -> [u8; 90] {
+    let mut e = [0xFFu8; 90];
+    for (k, &s) in sq.iter().enumerate() {
+        e[s as usize] = k as u8;
+    }
+    e
 }
 
 /// Chunk of slots handled by one rayon task.

@@ -113,8 +113,9 @@ mod tests {
         assert_eq!(RAYS.squares[0][0][0], 9);
         assert_eq!(HORSE_MOVES.len[0], 2);
         assert_eq!(HORSE_MOVES.len[40], 8);
-        // A horse on b0 (1) reaching c2 (19) needs b1 (10) empty.
-        let src = &HORSE_SOURCES.entries[19][..HORSE_SOURCES.len[19] as usize];
+        // A horse on b0 (1) reaching c2 (20) needs b1 (10) empty; c2 has 8 sources.
+        let src = &HORSE_SOURCES.entries[20][..HORSE_SOURCES.len[20] as usize];
         assert!(src.contains(&(1, 10)));
+        assert_eq!(src.len(), 8);
     }
 }
