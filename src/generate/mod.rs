@@ -175,15 +175,24 @@ impl Solver<'_> {
         })
     }
 
-    /// Initial stored value of slot `i` with `turn` to move.
-    fn initial(&self, i: u64, turn: Color, succ: &mut Vec<u64>) -> Result<u16, GenError> {
+    /// Initial stored values of slot `i` (red to move, black to move).
+    fn initial_pair(&self, i: u64, succ: &mut Vec<u64>) -> Result<[u16; 2], GenError> {
         let mut sq = [0u8; MAX_MEN];
         let n = self.index.layout().len();
         let sq = &mut sq[..n];
         if !self.index.decode_squares(i, sq) || self.index.encode_squares(sq) != Some(i) {
-            return Ok(STORED_ILLEGAL);
+            return Ok([STORED_ILLEGAL; 2]);
         }
-        let pos = self.index.position_of(sq, turn);
+        let mut pos = self.index.position_of(sq, Color::Red);
+        let red = self.initial(&pos, sq, succ)?;
+        pos.set_turn(Color::Black);
+        let black = self.initial(&pos, sq, succ)?;
+        Ok([red, black])
+    }
+
+    /// Initial stored value of `pos`, whose pieces stand on the square list `sq`.
+    fn initial(&self, pos: &Position, sq: &mut [u8], succ: &mut Vec<u64>) -> Result<u16, GenError> {
+        let turn = pos.turn();
         if pos.is_in_check(turn.opponent()) {
             return Ok(STORED_ILLEGAL);
         }
@@ -196,7 +205,7 @@ impl Solver<'_> {
         let mut best_win: Option<u16> = None;
         for &mv in moves.iter() {
             if pos.is_capture(mv) {
-                if let Value::Loss(n) = self.capture_value(&pos, mv)? {
+                if let Value::Loss(n) = self.capture_value(pos, mv)? {
                     best_win = Some(best_win.map_or(n + 1, |b| b.min(n + 1)));
                 }
             } else {
@@ -216,7 +225,7 @@ impl Solver<'_> {
         succ.sort_unstable();
         succ.dedup();
         if succ.is_empty() {
-            return self.final_loss_or_draw(&pos, 0);
+            return self.final_loss_or_draw(pos, 0);
         }
         Ok(UNDECIDED | succ.len() as u16)
     }
@@ -371,19 +380,19 @@ pub fn generate_one(
 
     // 1. Initialise.
     let bar = Phase::new(opts.progress, &name, "init", size * 2);
-    for turn in Color::ALL {
-        par_chunks(size).try_for_each_init(Vec::new, |succ, range| {
-            for i in range.clone() {
-                let v = solver.initial(i, turn, succ)?;
+    par_chunks(size).try_for_each_init(Vec::new, |succ, range| {
+        for i in range.clone() {
+            let pair = solver.initial_pair(i, succ)?;
+            for (turn, v) in pair.into_iter().enumerate() {
                 if !is_undecided(v) && v != STORED_ILLEGAL && v != STORED_DRAW {
                     solver.note_assigned(v);
                 }
-                solver.values[turn.index()][i as usize].store(v, Relaxed);
+                solver.values[turn][i as usize].store(v, Relaxed);
             }
-            bar.inc(range.end - range.start);
-            Ok::<(), GenError>(())
-        })?;
-    }
+        }
+        bar.inc(2 * (range.end - range.start));
+        Ok::<(), GenError>(())
+    })?;
     bar.finish();
 
     // 2. Sweep by distance.

@@ -33,7 +33,7 @@ pub const INDEX_VERSION: u32 = 1;
 pub const BLOCK_VALUES: u32 = 1 << 15;
 /// File extension of distance-to-mate tables.
 pub const EXTENSION: &str = "dtm";
-const ZSTD_LEVEL: i32 = 19;
+const ZSTD_LEVEL: i32 = 15;
 /// Largest header a reader accepts (a corrupted length must not make it allocate gigabytes).
 const MAX_HEADER: u32 = 64 << 20;
 
