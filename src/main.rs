@@ -4,12 +4,12 @@ use canju::display::{render_board, use_color};
 use canju::generate::{GenOptions, GenReport, generate_all};
 use canju::material::Material;
 use canju::probe::Tablebase;
-use canju::rules::{Notation, Position};
+use canju::rules::{Color, Notation, Position};
 use canju::table::SideStats;
 use canju::value::Value;
 use canju::verify::verify_table;
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// canju (殘局): xiangqi endgame tablebases.
@@ -81,6 +81,29 @@ enum Command {
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
     },
+    /// The line of best play to mate, numbered like a score sheet.
+    Line {
+        /// The position (FEN; quote it).
+        fen: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Do not generate missing tables.
+        #[arg(long)]
+        no_gen: bool,
+        /// Table folder.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+    },
+    /// Every table in the folder: rule set, positions, bytes, bits per position.
+    Info {
+        /// Print a JSON list.
+        #[arg(long)]
+        json: bool,
+        /// Table folder.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+    },
     /// The value of a position, with every move's value; generates missing tables first.
     Probe {
         /// The position (FEN; quote it).
@@ -98,7 +121,24 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind::*;
+            if matches!(
+                e.kind(),
+                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                e.exit();
+            }
+            // One line: what is wrong, and where to look.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            let first = first.trim_start_matches("error: ");
+            eprintln!("canju: {first} (see `canju --help`)");
+            return ExitCode::from(2);
+        }
+    };
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -245,6 +285,104 @@ fn run(command: Command) -> Result<()> {
                 );
             }
         }
+        Command::Line {
+            fen,
+            json,
+            no_gen,
+            dir,
+        } => {
+            let pos = parse_fen(&fen)?;
+            let tb = open_with_tables(&dir, &pos, no_gen, json)?;
+            let value = tb.probe(&pos)?;
+            let line = tb.principal_variation(&pos)?;
+            let mut p = pos.clone();
+            let mut moves = vec![];
+            for mv in &line {
+                moves.push((
+                    p.turn(),
+                    p.move_to_chinese(*mv),
+                    p.move_to_wxf(*mv),
+                    mv.iccs(),
+                ));
+                p.make(*mv);
+            }
+            if json {
+                let list: Vec<_> = moves
+                    .iter()
+                    .map(|(_, zh, wxf, iccs)| serde_json::json!({"move": iccs, "wxf": wxf, "chinese": zh}))
+                    .collect();
+                let out = serde_json::json!({
+                    "fen": pos.fen(),
+                    "wdl": value.wdl_name(),
+                    "dtm": value.distance(),
+                    "line": list,
+                    "final_fen": p.fen(),
+                });
+                println!("{}", serde_json::to_string_pretty(&out)?);
+            } else {
+                println!("{}", verdict(&pos, value));
+                let mut text = String::new();
+                let mut number = 1;
+                for (k, (side, zh, _, _)) in moves.iter().enumerate() {
+                    if *side == Color::Red {
+                        text.push_str(&format!("{number}. {zh}"));
+                    } else {
+                        if k == 0 {
+                            text.push_str(&format!("{number}. ..."));
+                        }
+                        text.push_str(&format!(" {zh}\n"));
+                        number += 1;
+                    }
+                }
+                print!("{text}");
+                if !text.is_empty() && !text.ends_with('\n') {
+                    println!();
+                }
+                if p.legal_moves().is_empty() && !line.is_empty() {
+                    println!("{} has no legal move: mate", p.turn());
+                }
+            }
+        }
+        Command::Info { json, dir } => {
+            let mut rows = vec![];
+            let mut entries: Vec<_> = std::fs::read_dir(&dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == canju::table::EXTENSION))
+                .collect();
+            entries.sort();
+            for path in entries {
+                let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let (h, _) = canju::table::parse_header(&path, &bytes)?;
+                let positions = h.stats[0].positions + h.stats[1].positions;
+                let bits = 8.0 * bytes.len() as f64 / positions.max(1) as f64;
+                rows.push((h.material, h.rules, positions, bytes.len() as u64, bits));
+            }
+            if json {
+                let list: Vec<_> = rows
+                    .iter()
+                    .map(|(m, r, p, b, bits)| {
+                        serde_json::json!({"material": m, "rules": r, "positions": p, "bytes": b, "bits_per_position": bits})
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else {
+                println!(
+                    "{:<12} {:<6} {:>14} {:>12} {:>9}",
+                    "material", "rules", "positions", "bytes", "bits/pos"
+                );
+                for (m, r, p, b, bits) in &rows {
+                    println!("{m:<12} {r:<6} {p:>14} {b:>12} {bits:>9.3}");
+                }
+                let (p, b): (u64, u64) = rows.iter().fold((0, 0), |(p, b), r| (p + r.2, b + r.3));
+                println!(
+                    "{} tables, {p} positions, {b} bytes, {:.3} bits per position",
+                    rows.len(),
+                    8.0 * b as f64 / p.max(1) as f64
+                );
+            }
+        }
         Command::Probe {
             fen,
             json,
@@ -252,16 +390,8 @@ fn run(command: Command) -> Result<()> {
             dir,
         } => {
             let pos = parse_fen(&fen)?;
-            let tb = Tablebase::open(&dir);
+            let tb = open_with_tables(&dir, &pos, no_gen, json)?;
             let m = Material::of_position(&pos);
-            if !no_gen && !tb.has(m) {
-                let opts = GenOptions {
-                    threads: 0,
-                    progress: !json,
-                    force: false,
-                };
-                generate_all(&tb, &[m], &opts)?;
-            }
             let value = tb.probe(&pos)?;
             let moves = tb.move_values(&pos)?;
             if json {
@@ -302,6 +432,21 @@ fn run(command: Command) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The tablebase in `dir`, with the tables `pos` needs generated first unless `no_gen`.
+fn open_with_tables(dir: &Path, pos: &Position, no_gen: bool, quiet: bool) -> Result<Tablebase> {
+    let tb = Tablebase::open(dir);
+    let m = Material::of_position(pos);
+    if !no_gen && !tb.has(m) {
+        let opts = GenOptions {
+            threads: 0,
+            progress: !quiet,
+            force: false,
+        };
+        generate_all(&tb, &[m], &opts)?;
+    }
+    Ok(tb)
 }
 
 /// "red wins, mate in 23 plies" / "draw" / "black to move loses in 12".

@@ -215,6 +215,17 @@ fn every_set_up_to_four_men_verifies() {
     }
 }
 
+#[test]
+fn larger_sets_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["KNKA", "KRKAA", "KCAKAA"];
+    let tb = generate(dir.path(), &names);
+    for name in names {
+        let r = verify_table(&tb, Material::parse(name).unwrap()).unwrap();
+        assert!(r.positions > 10_000, "{name}: {}", r.positions);
+    }
+}
+
 fn shares(tb: &Tablebase, name: &str) -> [(u64, u64, u64, u64); 2] {
     let s = &tb
         .table(Material::parse(name).unwrap())

@@ -1,0 +1,159 @@
+//! The `canju` binary as a user runs it.
+
+use assert_cmd::Command;
+use canju::rules::{Move, Position};
+
+fn canju() -> Command {
+    Command::cargo_bin("canju").unwrap()
+}
+
+fn probe_json(dir: &std::path::Path, fen: &str) -> serde_json::Value {
+    let out = canju()
+        .args(["probe", fen, "--json", "--dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn probe_known_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    // (FEN, wdl, dtm) for: mate in 1, stalemate (a loss), a drawn lone cannon, a horse win.
+    let cases = [
+        ("3k5/9/9/9/9/9/9/9/9/4K3R w", "win", Some(1)),
+        ("3k5/4P4/9/9/9/9/9/9/9/4K4 b", "loss", Some(0)),
+        ("4k4/9/9/9/9/9/9/9/9/3K3C1 w", "draw", None),
+        ("3k5/9/9/9/9/9/9/4N4/9/4K4 w", "win", Some(5)),
+    ];
+    for (fen, wdl, dtm) in cases {
+        let j = probe_json(dir.path(), fen);
+        assert_eq!(j["wdl"], wdl, "{fen}");
+        assert_eq!(j["dtm"].as_u64(), dtm, "{fen}");
+        let pos = Position::from_fen(fen).unwrap();
+        if let Some(best) = j["best_move"].as_str() {
+            let mv = Move::parse_iccs(best).unwrap();
+            assert!(pos.is_legal(mv), "{fen}: {best}");
+            // The best move keeps the value: the reply position has the parent value.
+            let first = &j["moves"][0];
+            assert_eq!(first["move"], best);
+            assert_eq!(first["wdl"], wdl);
+        } else {
+            assert!(pos.legal_moves().is_empty());
+        }
+    }
+    // The mate in one is a mate.
+    let pos = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R w").unwrap();
+    let mv = Move::parse_iccs(
+        probe_json(dir.path(), &pos.fen())["best_move"]
+            .as_str()
+            .unwrap(),
+    );
+    assert!(pos.after(mv.unwrap()).legal_moves().is_empty());
+}
+
+#[test]
+fn line_ends_in_mate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = canju()
+        .args(["line", "3k5/9/9/9/9/9/9/4N4/9/4K4 w", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(text.contains("1. 马五进六"), "{text}");
+    assert!(text.contains("mate"), "{text}");
+}
+
+#[test]
+fn stats_json_has_the_documented_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    canju()
+        .args(["gen", "KNK", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let out = canju()
+        .args(["stats", "马对单将", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["material"], "KNK");
+    for side in ["red", "black"] {
+        for key in [
+            "positions",
+            "win",
+            "draw",
+            "loss",
+            "longest_win",
+            "longest_win_fen",
+        ] {
+            assert!(j[side].get(key).is_some(), "{side}.{key}");
+        }
+    }
+    assert_eq!(j["red"]["win"], j["red"]["positions"]);
+    let info = canju()
+        .args(["info", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["material"] == "KNK")
+    );
+}
+
+#[test]
+fn moves_and_perft() {
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+    let out = canju()
+        .args(["moves", start, "--notation", "chinese"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 44);
+    assert!(text.lines().any(|l| l == "炮二平五"));
+    let out = canju()
+        .args(["perft", start, "3", "--divide"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().last(), Some("79666"));
+    assert_eq!(text.lines().count(), 45);
+}
+
+#[test]
+fn bad_input_gives_one_line_errors() {
+    let cases: [&[&str]; 6] = [
+        &["moves", "not a fen"],
+        &["moves", "4k4/9/9/9/9/9/9/9/9/4K4 w"],
+        &["perft", "rnbakabnr/9", "x"],
+        &["stats", "KXK"],
+        &[
+            "probe",
+            "3k5/9/9/9/9/9/9/4N4/9/4K4 w",
+            "--no-gen",
+            "--dir",
+            "/nonexistent",
+        ],
+        &["--no-such-flag"],
+    ];
+    for args in cases {
+        let out = canju().args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("canju: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
