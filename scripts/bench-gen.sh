@@ -13,7 +13,7 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 sets=$(grep -c generated "$dir/report.txt")
 positions=$(awk '{s += $2} END {print s}' "$dir/report.txt")
-bytes=$(cat "$dir"/*.dtm | wc -c)
+bytes=$(cat "$dir"/*.ctb | wc -c)
 awk -v s="$start" -v e="$end" -v n="$sets" -v p="$positions" -v b="$bytes" -v m="$men" 'BEGIN {
   t = e - s
   printf "sets up to %d men: %d, positions %d, %.1f s, %.2f M positions/s, tables %.1f MB (%.3f bits/position)\n", m, n, p, t, p / t / 1e6, b / 1e6, 8 * b / p

@@ -223,7 +223,7 @@ fn run(command: Command) -> Result<()> {
             let m = parse_material(&material)?;
             let tb = Tablebase::open(&dir);
             let table = tb.table(m)?;
-            let mut stats = table.data.header.stats.clone();
+            let mut stats = table.stats().clone();
             let stored = table.material;
             // Report in the colouring the user asked for.
             let shown = if stored == m { stored } else { m };
@@ -251,7 +251,7 @@ fn run(command: Command) -> Result<()> {
                 let out = serde_json::json!({
                     "material": shown.name(),
                     "chinese": shown.chinese_name(),
-                    "rules": table.data.header.rules,
+                    "rules": table.rules(),
                     "red": side(&stats[0]),
                     "black": side(&stats[1]),
                 });
@@ -261,7 +261,7 @@ fn run(command: Command) -> Result<()> {
                     "{} ({}), rules {}",
                     shown.name(),
                     shown.chinese_name(),
-                    table.data.header.rules
+                    table.rules()
                 );
                 for (who, s) in ["red to move", "black to move"].iter().zip(&stats) {
                     print_side(who, s);

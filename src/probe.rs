@@ -3,11 +3,11 @@
 use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::rules::{Move, Position, PositionError};
-use crate::table::{self, LoadedTable, TableError};
+use crate::table::{self, SideStats, TableError, TableFile};
 use crate::value::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use thiserror::Error;
 
 /// Name of the only rule set generated so far.
@@ -44,22 +44,87 @@ pub enum ProbeError {
     },
 }
 
-/// One material set's table, read into memory, with its index.
+/// Win, draw or loss for the side to move, without the distance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Wdl {
+    /// The side to move loses.
+    Loss,
+    /// Draw.
+    Draw,
+    /// The side to move wins.
+    Win,
+}
+
+impl From<Value> for Wdl {
+    fn from(v: Value) -> Wdl {
+        match v {
+            Value::Win(_) => Wdl::Win,
+            Value::Draw => Wdl::Draw,
+            Value::Loss(_) => Wdl::Loss,
+        }
+    }
+}
+
+/// One material set's table with its index: probed block by block through a memory map, or
+/// read whole into memory for the generator ([`Table::load_all`]).
 pub struct Table {
     /// Material in stored colouring.
     pub material: Material,
     /// The position <-> slot map.
     pub index: MaterialIndex,
-    /// The file's contents.
-    pub data: LoadedTable,
+    /// The file.
+    pub file: TableFile,
+    all: OnceLock<[Vec<u16>; 2]>,
 }
 
 impl Table {
+    /// Reads every value into memory (checking the checksums), so later look-ups are array
+    /// reads. Used by the generator for sub-tables.
+    pub fn load_all(&self) -> Result<(), TableError> {
+        if self.all.get().is_none() {
+            let values = self.file.load_dtm()?;
+            let _ = self.all.set(values);
+        }
+        Ok(())
+    }
+
+    /// The stored value of slot `i` with `side` (0 red, 1 black) to move.
+    pub fn stored(&self, side: usize, i: u64) -> Result<u16, TableError> {
+        match self.all.get() {
+            Some(all) => Ok(all[side][i as usize]),
+            None => self.file.dtm(side, i),
+        }
+    }
+
     /// The value of `pos`, which must have this table's material in its stored colouring.
-    pub fn value(&self, pos: &Position) -> Option<Value> {
-        let i = self.index.encode(pos)?;
-        let v = self.data.values[pos.turn().index()].get(i as usize)?;
-        Value::from_stored(*v)
+    /// `Ok(None)` if the position has no slot (another material, a piece off its points).
+    pub fn value(&self, pos: &Position) -> Result<Option<Value>, TableError> {
+        let Some(i) = self.index.encode(pos) else {
+            return Ok(None);
+        };
+        Ok(Value::from_stored(self.stored(pos.turn().index(), i)?))
+    }
+
+    /// Win/draw/loss of `pos` from the compact section.
+    pub fn wdl(&self, pos: &Position) -> Result<Option<Wdl>, TableError> {
+        let Some(i) = self.index.encode(pos) else {
+            return Ok(None);
+        };
+        Ok(Some(match self.file.wdl(pos.turn().index(), i)? {
+            0 => Wdl::Loss,
+            1 => Wdl::Draw,
+            _ => Wdl::Win,
+        }))
+    }
+
+    /// Statistics per side to move from the header.
+    pub fn stats(&self) -> &[SideStats; 2] {
+        &self.file.header().stats
+    }
+
+    /// The rule set the table was generated under.
+    pub fn rules(&self) -> &str {
+        &self.file.header().rules
     }
 }
 
@@ -123,7 +188,7 @@ impl Tablebase {
                 path,
             });
         }
-        let data = table::read_table(&path)?;
+        let file = TableFile::open(&path)?;
         let index = MaterialIndex::new(m);
         let expected = format!(
             "{} rules {} with {} slots",
@@ -131,10 +196,8 @@ impl Tablebase {
             self.rules,
             index.size()
         );
-        let found = format!(
-            "{} rules {} with {} slots",
-            data.header.material, data.header.rules, data.header.slots
-        );
+        let h = file.header();
+        let found = format!("{} rules {} with {} slots", h.material, h.rules, h.slots);
         if found != expected {
             return Err(TableError::WrongTable {
                 path,
@@ -146,7 +209,8 @@ impl Tablebase {
         let t = Arc::new(Table {
             material: m,
             index,
-            data,
+            file,
+            all: OnceLock::new(),
         });
         self.tables
             .write()
@@ -155,21 +219,41 @@ impl Tablebase {
         Ok(t)
     }
 
-    /// The value of a legal position for its side to move.
-    pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
+    /// The table of `pos`'s material and the position as the table stores it (colours
+    /// swapped if the table keeps the other colouring).
+    fn table_and_view(&self, pos: &Position) -> Result<(Arc<Table>, Option<Position>), ProbeError> {
         let material = Material::of_position(pos);
         let table = self.table(material)?;
-        let swapped;
-        let p = if material.is_canonical() && table.material == material {
-            pos
-        } else {
-            swapped = pos.color_swapped();
-            &swapped
-        };
-        table.value(p).ok_or_else(|| ProbeError::NotInTable {
-            material: table.material.name(),
-            fen: pos.fen(),
-        })
+        let view = (table.material != material).then(|| pos.color_swapped());
+        Ok((table, view))
+    }
+
+    /// The value (win/draw/loss and distance to mate) of a legal position for its side to
+    /// move.
+    pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
+        self.probe_dtm(pos)
+    }
+
+    /// The value with its distance to mate (same as [`Tablebase::probe`]).
+    pub fn probe_dtm(&self, pos: &Position) -> Result<Value, ProbeError> {
+        let (table, view) = self.table_and_view(pos)?;
+        table
+            .value(view.as_ref().unwrap_or(pos))?
+            .ok_or_else(|| ProbeError::NotInTable {
+                material: table.material.name(),
+                fen: pos.fen(),
+            })
+    }
+
+    /// Win, draw or loss for the side to move, from the compact WDL section.
+    pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let (table, view) = self.table_and_view(pos)?;
+        table
+            .wdl(view.as_ref().unwrap_or(pos))?
+            .ok_or_else(|| ProbeError::NotInTable {
+                material: table.material.name(),
+                fen: pos.fen(),
+            })
     }
 
     /// Every legal move with the value it leaves for the side to move, best first.

@@ -62,6 +62,8 @@ pub fn derive_value(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError>
 /// Checks every legal position of `material`'s table.
 pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, VerifyError> {
     let table = tb.table(material)?;
+    table.file.verify_checksums().map_err(ProbeError::from)?;
+    table.load_all().map_err(ProbeError::from)?;
     let index = MaterialIndex::new(table.material);
     let size = index.size();
     let chunks = size.div_ceil(4096);
@@ -78,7 +80,7 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
                     if index.encode(&pos) != Some(i) || pos.validate().is_err() {
                         continue;
                     }
-                    let stored = table.data.values[turn.index()][i as usize];
+                    let stored = table.stored(turn.index(), i).map_err(ProbeError::from)?;
                     let expected = derive_value(tb, &pos)?;
                     if Value::from_stored(stored) != Some(expected) {
                         return Err(VerifyError::Mismatch {

@@ -149,7 +149,7 @@ fn generator_matches_brute_force() {
             }
         }
         // Statistics count the same legal positions the enumeration finds.
-        let stats = &tb.table(m).unwrap().data.header.stats;
+        let stats = tb.table(m).unwrap().stats().clone();
         let red_to_move = enumerate(m)
             .iter()
             .filter(|p| p.turn() == Color::Red)
@@ -230,9 +230,8 @@ fn shares(tb: &Tablebase, name: &str) -> [(u64, u64, u64, u64); 2] {
     let s = &tb
         .table(Material::parse(name).unwrap())
         .unwrap()
-        .data
-        .header
-        .stats;
+        .stats()
+        .clone();
     [0, 1].map(|i| (s[i].positions, s[i].win, s[i].draw, s[i].loss))
 }
 

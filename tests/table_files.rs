@@ -16,19 +16,19 @@ fn krk_dir() -> (tempfile::TempDir, std::path::PathBuf) {
         &GenOptions::default(),
     )
     .unwrap();
-    let path = dir.path().join("KRK.dtm");
+    let path = dir.path().join("KRK.ctb");
     (dir, path)
 }
 
 fn damaged(path: &Path, f: impl FnOnce(&mut Vec<u8>)) -> TableError {
     let mut bytes = std::fs::read(path).unwrap();
     f(&mut bytes);
-    let bad = path.with_file_name("bad.dtm");
+    let bad = path.with_file_name("bad.ctb");
     std::fs::write(&bad, &bytes).unwrap();
     match read_table(&bad) {
         Err(e) => {
             assert!(
-                e.to_string().contains("bad.dtm"),
+                e.to_string().contains("bad.ctb"),
                 "error names the file: {e}"
             );
             e
@@ -106,7 +106,7 @@ fn no_temporary_files_are_left() {
     let (dir, _) = krk_dir();
     for e in std::fs::read_dir(dir.path()).unwrap() {
         let name = e.unwrap().file_name().into_string().unwrap();
-        assert!(name.ends_with(".dtm"), "{name}");
+        assert!(name.ends_with(".ctb"), "{name}");
     }
 }
 
@@ -118,7 +118,7 @@ static KRK_BYTES: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
 proptest! {
     #[test]
     fn header_parser_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
-        let _ = parse_header(Path::new("random.dtm"), &bytes);
+        let _ = parse_header(Path::new("random.ctb"), &bytes);
     }
 
     #[test]
@@ -128,7 +128,44 @@ proptest! {
         bytes[i] ^= 1 << bit;
         // Any flip inside the header or its framing is caught by the checksum or the sizes.
         if i < 400.min(bytes.len()) {
-            let _ = parse_header(Path::new("KRK.dtm"), &bytes);
+            let _ = parse_header(Path::new("KRK.ctb"), &bytes);
         }
     }
+}
+
+#[test]
+fn every_value_up_to_four_men_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = Tablebase::open(dir.path());
+    let sets = Material::all_up_to(4);
+    generate_all(&tb, &sets, &GenOptions::default()).unwrap();
+    let mut checked = 0u64;
+    for m in sets {
+        let solved = canju::generate::solve(&tb, m, &GenOptions::default()).unwrap();
+        let table = tb.table(m).unwrap();
+        for (side, values) in solved.iter().enumerate() {
+            for (i, &v) in values.iter().enumerate() {
+                if v == 0xFFFF {
+                    continue;
+                }
+                let i = i as u64;
+                assert_eq!(
+                    table.file.dtm(side, i).unwrap(),
+                    v,
+                    "{m} side {side} slot {i}"
+                );
+                let wdl = table.file.wdl(side, i).unwrap();
+                let expected = if v == 0xFFFE {
+                    1
+                } else if v % 2 == 1 {
+                    2
+                } else {
+                    0
+                };
+                assert_eq!(wdl, expected, "{m} side {side} slot {i}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1_000_000, "{checked}");
 }

@@ -127,9 +127,9 @@ pub fn generate_all(
                 reports.push(GenReport {
                     material: m,
                     slots: t.index.size(),
-                    stats: t.data.header.stats.clone(),
+                    stats: t.stats().clone(),
                     seconds: 0.0,
-                    file_bytes: t.data.file_bytes,
+                    file_bytes: t.file.file_bytes(),
                     peak_memory: peak_memory(),
                     generated: false,
                 });
@@ -169,7 +169,7 @@ impl Solver<'_> {
         } else {
             after
         };
-        sub.table.value(&p).ok_or_else(|| GenError::Inconsistent {
+        sub.table.value(&p)?.ok_or_else(|| GenError::Inconsistent {
             material: sub.table.material.name(),
             fen: p.fen(),
         })
@@ -355,6 +355,39 @@ pub fn generate_one(
 ) -> Result<GenReport, GenError> {
     let start = Instant::now();
     let material = material.canonical();
+    let name = material.name();
+    let values = solve(tb, material, opts)?;
+    let bar = Phase::new(opts.progress, &name, "write", 1);
+    let index = MaterialIndex::new(material);
+    let stats = Color::ALL.map(|turn| side_stats(&index, &values[turn.index()], turn));
+    let path = tb.path_of(material);
+    let file_bytes = table::write_table(
+        &path,
+        tb.rules(),
+        &name,
+        [&values[0], &values[1]],
+        stats.clone(),
+    )?;
+    tb.forget(material);
+    bar.finish();
+    Ok(GenReport {
+        material,
+        slots: index.size(),
+        stats,
+        seconds: start.elapsed().as_secs_f64(),
+        file_bytes,
+        peak_memory: peak_memory(),
+        generated: true,
+    })
+}
+
+/// Solves `material` (stored colouring) whose sub-tables exist, returning the stored value of
+/// every slot for red and for black to move (`0xFFFF` for slots without a legal position).
+pub fn solve(
+    tb: &Tablebase,
+    material: Material,
+    opts: &GenOptions,
+) -> Result<[Vec<u16>; 2], GenError> {
     let index = MaterialIndex::new(material);
     let size = index.size();
     let mut subs: [[Option<SubTable>; 7]; 2] = Default::default();
@@ -362,6 +395,7 @@ pub fn generate_one(
         for role in Role::ALL {
             if let Some(m) = material.after_capture(victim, role) {
                 let table = tb.table(m)?;
+                table.load_all()?;
                 let swap = table.material != m;
                 subs[victim.index()][role.index()] = Some(SubTable { table, swap });
             }
@@ -417,37 +451,15 @@ pub fn generate_one(
     }
     bar.finish();
 
-    // 3. Draws, statistics, file.
-    let bar = Phase::new(opts.progress, &name, "write", 1);
-    let values: [Vec<u16>; 2] = solver.values.map(|side| {
+    // 3. What is still undecided is drawn.
+    Ok(solver.values.map(|side| {
         side.into_iter()
             .map(|a| {
                 let v = a.into_inner();
                 if is_undecided(v) { STORED_DRAW } else { v }
             })
             .collect()
-    });
-    let stats = Color::ALL.map(|turn| side_stats(&index, &values[turn.index()], turn));
-    let path = tb.path_of(material);
-    let file_bytes = table::write_table(
-        &path,
-        tb.rules(),
-        &name,
-        [&values[0], &values[1]],
-        stats.clone(),
-    )?;
-    tb.forget(material);
-    bar.finish();
-    let report = GenReport {
-        material,
-        slots: size,
-        stats,
-        seconds: start.elapsed().as_secs_f64(),
-        file_bytes,
-        peak_memory: peak_memory(),
-        generated: true,
-    };
-    Ok(report)
+    }))
 }
 
 /// Counts over legal positions as a player sees them: a slot stands for two positions (itself

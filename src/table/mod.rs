@@ -1,6 +1,13 @@
-//! Table files: a checksummed header (bincode) followed by zstd-compressed blocks of values.
+//! Table files: a checksummed header (bincode) followed by zstd-compressed blocks, read
+//! through a memory map one block at a time.
 //!
-//! Layout of `MATERIAL.dtm`:
+//! One file per material set, `MATERIAL.ctb`, holding two sections for both sides to move:
+//!
+//! - **wdl**: win/draw/loss for the side to move, 2 bits a position (0 loss, 1 draw, 2 win),
+//!   four to a byte, in blocks of [`WDL_BLOCK`] positions;
+//! - **dtm**: distance to mate in plies (odd: the side to move wins, even: it loses), one byte a
+//!   position when every distance fits below 255 (255 = draw), else two bytes little endian
+//!   (`0xFFFE` = draw), in blocks of [`DTM_BLOCK`] positions.
 //!
 //! | bytes | content |
 //! |---|---|
@@ -8,34 +15,39 @@
 //! | 4 | header length, little endian |
 //! | 8 | xxh3-64 of the header bytes |
 //! | n | header ([`Header`], bincode standard config) |
-//! | ... | payload: zstd blocks, red-to-move blocks first, then black-to-move |
+//! | ... | payload: the sections' blocks, each a zstd frame with its own content checksum |
 //!
-//! Each value is a little-endian u16: the distance to mate in plies (odd: the side to move
-//! wins, even: it loses), `0xFFFE` for a draw. Slots that hold no legal position carry the
-//! previous slot's value so they cost nothing after compression.
+//! Slots that hold no legal position carry the previous slot's value, so they cost almost
+//! nothing after compression. Files are written to a temporary name and renamed.
 
 use crate::value::{STORED_DRAW, STORED_ILLEGAL};
 use bincode::{Decode, Encode};
+use memmap2::Mmap;
 use serde::Serialize;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use thiserror::Error;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// First bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// Version of the file layout; readers refuse other versions.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Version of the position <-> index scheme (crate::index).
 pub const INDEX_VERSION: u32 = 1;
-/// Values per compressed block.
-pub const BLOCK_VALUES: u32 = 1 << 15;
-/// File extension of distance-to-mate tables.
-pub const EXTENSION: &str = "dtm";
+/// Positions per WDL block.
+pub const WDL_BLOCK: u32 = 1 << 16;
+/// Positions per DTM block.
+pub const DTM_BLOCK: u32 = 1 << 15;
+/// File extension of table files.
+pub const EXTENSION: &str = "ctb";
 const ZSTD_LEVEL: i32 = 15;
 /// Largest header a reader accepts (a corrupted length must not make it allocate gigabytes).
 const MAX_HEADER: u32 = 64 << 20;
+/// Decompressed blocks kept per table.
+const CACHE_SLOTS: usize = 64;
 
 /// Win/draw/loss counts and the longest win for one side to move.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode, Serialize)]
@@ -58,6 +70,20 @@ pub struct SideStats {
     pub longest_loss_fen: Option<String>,
 }
 
+/// Where one section's blocks lie.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct Section {
+    /// Positions per block.
+    pub block_values: u32,
+    /// Bytes per value before packing: 0 for 2-bit WDL, 1 or 2 for DTM.
+    pub value_bytes: u8,
+    /// Offsets of the blocks from the start of the payload, red to move first, then black;
+    /// one more entry than blocks (the end).
+    pub offsets: Vec<u64>,
+    /// xxh3-64 of the section's bytes.
+    pub checksum: u64,
+}
+
 /// Everything a table file says about itself.
 #[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
 pub struct Header {
@@ -71,12 +97,10 @@ pub struct Header {
     pub index_version: u32,
     /// Slots per side to move.
     pub slots: u64,
-    /// Values per block.
-    pub block_values: u32,
-    /// Byte length of each compressed block, red to move first.
-    pub block_lengths: Vec<u32>,
-    /// xxh3-64 of the payload.
-    pub payload_checksum: u64,
+    /// Win/draw/loss section.
+    pub wdl: Section,
+    /// Distance-to-mate section.
+    pub dtm: Section,
     /// Statistics per side to move (red, black).
     pub stats: [SideStats; 2],
 }
@@ -103,7 +127,7 @@ pub enum TableError {
     CorruptHeader(PathBuf),
     /// Written by another version of canju.
     #[error(
-        "{path}: format version {found}, index version {index}; this canju reads {FORMAT_VERSION}/{INDEX_VERSION}"
+        "{path}: format version {found}, index version {index}; this canju reads {FORMAT_VERSION}/{INDEX_VERSION}: regenerate it with `canju gen --force`"
     )]
     Version {
         /// The file.
@@ -149,20 +173,56 @@ fn fill_dont_care(values: &[u16]) -> Vec<u16> {
         .collect()
 }
 
-/// Compresses one side's values into blocks.
-fn compress_side(values: &[u16]) -> Vec<Vec<u8>> {
+/// 0 loss, 1 draw, 2 win for a stored value.
+#[inline]
+fn wdl_code(v: u16) -> u8 {
+    match v {
+        STORED_DRAW => 1,
+        n if n % 2 == 1 => 2,
+        _ => 0,
+    }
+}
+
+fn compress(bytes: &[u8]) -> Vec<u8> {
+    let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("zstd compressor");
+    c.include_checksum(true).expect("zstd checksum flag");
+    c.compress(bytes).expect("in-memory zstd compression")
+}
+
+/// Raw bytes of one block of a section.
+fn block_bytes(filled: &[u16], value_bytes: u8) -> Vec<u8> {
+    match value_bytes {
+        0 => filled
+            .chunks(4)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u8, |acc, (k, &v)| acc | (wdl_code(v) << (2 * k)))
+            })
+            .collect(),
+        1 => filled
+            .iter()
+            .map(|&v| if v == STORED_DRAW { 0xFF } else { v as u8 })
+            .collect(),
+        _ => filled.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
+}
+
+/// Compresses both sides of one section; returns the blocks in order.
+fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8) -> Vec<Vec<u8>> {
     use rayon::prelude::*;
-    let filled = fill_dont_care(values);
-    filled
-        .par_chunks(BLOCK_VALUES as usize)
-        .map(|chunk| {
-            let bytes: Vec<u8> = chunk.iter().flat_map(|v| v.to_le_bytes()).collect();
-            zstd::bulk::compress(&bytes, ZSTD_LEVEL).expect("in-memory zstd compression")
-        })
+    let chunks: Vec<&[u16]> = filled
+        .iter()
+        .flat_map(|side| side.chunks(block as usize))
+        .collect();
+    chunks
+        .par_iter()
+        .map(|c| compress(&block_bytes(c, value_bytes)))
         .collect()
 }
 
 /// Writes a table atomically: a temporary file in the same folder, synced, then renamed.
+/// Returns the file's size in bytes.
 pub fn write_table(
     path: &Path,
     rules: &str,
@@ -171,18 +231,43 @@ pub fn write_table(
     stats: [SideStats; 2],
 ) -> Result<u64, TableError> {
     let slots = values[0].len() as u64;
-    let mut blocks = compress_side(values[0]);
-    blocks.extend(compress_side(values[1]));
-    let payload: Vec<u8> = blocks.concat();
+    let filled = values.map(fill_dont_care);
+    let sides = [&filled[0][..], &filled[1][..]];
+    let longest = sides
+        .iter()
+        .flat_map(|s| s.iter())
+        .filter(|&&v| v != STORED_DRAW)
+        .max()
+        .copied()
+        .unwrap_or(0);
+    let dtm_bytes = if longest < 0xFF { 1 } else { 2 };
+    let wdl_blocks = compress_section(sides, WDL_BLOCK, 0);
+    let dtm_blocks = compress_section(sides, DTM_BLOCK, dtm_bytes);
+    let mut payload = Vec::new();
+    let mut section = |blocks: &[Vec<u8>], block_values: u32, value_bytes: u8| {
+        let start = payload.len();
+        let mut offsets = vec![start as u64];
+        for b in blocks {
+            payload.extend_from_slice(b);
+            offsets.push(payload.len() as u64);
+        }
+        Section {
+            block_values,
+            value_bytes,
+            offsets,
+            checksum: xxh3_64(&payload[start..]),
+        }
+    };
+    let wdl = section(&wdl_blocks, WDL_BLOCK, 0);
+    let dtm = section(&dtm_blocks, DTM_BLOCK, dtm_bytes);
     let header = Header {
         format_version: FORMAT_VERSION,
         rules: rules.to_string(),
         material: material.to_string(),
         index_version: INDEX_VERSION,
         slots,
-        block_values: BLOCK_VALUES,
-        block_lengths: blocks.iter().map(|b| b.len() as u32).collect(),
-        payload_checksum: xxh3_64(&payload),
+        wdl,
+        dtm,
         stats,
     };
     let head =
@@ -205,17 +290,21 @@ pub fn write_table(
     Ok(20 + head.len() as u64 + payload.len() as u64)
 }
 
+fn check_section(s: &Section, slots: u64) -> bool {
+    if s.block_values == 0 || s.value_bytes > 2 || s.offsets.is_empty() {
+        return false;
+    }
+    let blocks = 2 * slots.div_ceil(s.block_values as u64);
+    s.offsets.len() as u64 == blocks + 1 && s.offsets.windows(2).all(|w| w[0] <= w[1])
+}
+
 /// Reads and checks the header of a table held in `bytes`; returns it and the payload offset.
 pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableError> {
-    if bytes.len() < 20 {
-        return Err(if bytes.len() >= 8 && &bytes[..8] != MAGIC {
-            TableError::BadMagic(path.into())
-        } else {
-            TableError::Truncated(path.into())
-        });
-    }
-    if &bytes[..8] != MAGIC {
+    if bytes.len() >= 8 && &bytes[..8] != MAGIC {
         return Err(TableError::BadMagic(path.into()));
+    }
+    if bytes.len() < 20 {
+        return Err(TableError::Truncated(path.into()));
     }
     let len = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     let sum = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
@@ -230,11 +319,9 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     if xxh3_64(head) != sum {
         return Err(TableError::CorruptHeader(path.into()));
     }
-    let (header, used): (Header, usize) = bincode::decode_from_slice(
-        head,
-        bincode::config::standard().with_limit::<{ 64 << 20 }>(),
-    )
-    .map_err(|_| TableError::CorruptHeader(path.into()))?;
+    let config = bincode::config::standard().with_limit::<{ 64 << 20 }>();
+    let (header, used): (Header, usize) = bincode::decode_from_slice(head, config)
+        .map_err(|_| TableError::CorruptHeader(path.into()))?;
     if used != head.len() {
         return Err(TableError::CorruptHeader(path.into()));
     }
@@ -245,15 +332,202 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
             index: header.index_version,
         });
     }
-    let blocks_per_side = header.slots.div_ceil(header.block_values.max(1) as u64);
-    if header.block_values == 0 || header.block_lengths.len() as u64 != 2 * blocks_per_side {
+    let payload_len = (bytes.len() - end) as u64;
+    let sections_ok = check_section(&header.wdl, header.slots)
+        && check_section(&header.dtm, header.slots)
+        && header.wdl.value_bytes == 0
+        && header.dtm.value_bytes >= 1
+        && header.wdl.offsets.first() == Some(&0)
+        && header.wdl.offsets.last() == header.dtm.offsets.first();
+    if !sections_ok {
         return Err(TableError::CorruptHeader(path.into()));
     }
-    let payload_len: u64 = header.block_lengths.iter().map(|&l| l as u64).sum();
-    if (bytes.len() - end) as u64 != payload_len {
+    let stored_end = header.dtm.offsets.last().copied().unwrap_or(0);
+    if stored_end > payload_len {
         return Err(TableError::Truncated(path.into()));
     }
+    if stored_end < payload_len {
+        return Err(TableError::CorruptHeader(path.into()));
+    }
     Ok((header, end))
+}
+
+/// Which section of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SectionKind {
+    /// Win/draw/loss, 2 bits a position.
+    Wdl,
+    /// Distance to mate.
+    Dtm,
+}
+
+/// A table file opened through a memory map; blocks are decompressed on demand and the most
+/// recent ones kept in a small cache. `Send + Sync`.
+pub struct TableFile {
+    path: PathBuf,
+    map: Mmap,
+    header: Header,
+    payload_start: usize,
+    cache: Vec<Mutex<Option<(u64, Arc<Vec<u8>>)>>>,
+}
+
+impl TableFile {
+    /// Opens and checks a table file: magic, versions, header checksum, section layout and
+    /// size. Payload checksums are checked by [`TableFile::verify_checksums`] and each block's
+    /// own checksum whenever it is decompressed.
+    pub fn open(path: &Path) -> Result<TableFile, TableError> {
+        let file = fs::File::open(path).map_err(io_err(path))?;
+        // SAFETY: the map is read-only; tables are written to a new file and renamed into
+        // place, so a finished file is never modified while mapped.
+        let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
+        let (header, payload_start) = parse_header(path, &map)?;
+        Ok(TableFile {
+            path: path.to_path_buf(),
+            map,
+            header,
+            payload_start,
+            cache: (0..CACHE_SLOTS).map(|_| Mutex::new(None)).collect(),
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Size of the file in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Compressed bytes of one section.
+    pub fn section_bytes(&self, kind: SectionKind) -> u64 {
+        let s = self.section(kind);
+        s.offsets.last().copied().unwrap_or(0) - s.offsets.first().copied().unwrap_or(0)
+    }
+
+    fn section(&self, kind: SectionKind) -> &Section {
+        match kind {
+            SectionKind::Wdl => &self.header.wdl,
+            SectionKind::Dtm => &self.header.dtm,
+        }
+    }
+
+    fn payload(&self) -> &[u8] {
+        &self.map[self.payload_start..]
+    }
+
+    /// Checks both sections against their checksums.
+    pub fn verify_checksums(&self) -> Result<(), TableError> {
+        for kind in [SectionKind::Wdl, SectionKind::Dtm] {
+            let s = self.section(kind);
+            let (a, b) = (
+                s.offsets[0] as usize,
+                *s.offsets.last().expect("end") as usize,
+            );
+            if xxh3_64(&self.payload()[a..b]) != s.checksum {
+                return Err(TableError::CorruptPayload(self.path.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Decompresses block `b` (counted over both sides) of a section.
+    fn decompress(&self, kind: SectionKind, b: usize) -> Result<Vec<u8>, TableError> {
+        let s = self.section(kind);
+        let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+        let first = (b % per_side) as u64 * s.block_values as u64;
+        let n = (self.header.slots - first).min(s.block_values as u64) as usize;
+        let want = match s.value_bytes {
+            0 => n.div_ceil(4),
+            k => n * k as usize,
+        };
+        let (a, z) = (s.offsets[b] as usize, s.offsets[b + 1] as usize);
+        let raw = zstd::bulk::decompress(&self.payload()[a..z], want)
+            .map_err(|_| TableError::CorruptPayload(self.path.clone()))?;
+        if raw.len() != want {
+            return Err(TableError::CorruptPayload(self.path.clone()));
+        }
+        Ok(raw)
+    }
+
+    fn cached_block(&self, kind: SectionKind, b: usize) -> Result<Arc<Vec<u8>>, TableError> {
+        let key = ((kind as u64) << 40) | b as u64;
+        let slot = &self.cache[(b.wrapping_mul(0x9E37_79B9) ^ kind as usize) % CACHE_SLOTS];
+        if let Some((k, block)) = slot.lock().expect("cache lock").as_ref() {
+            if *k == key {
+                return Ok(block.clone());
+            }
+        }
+        let block = Arc::new(self.decompress(kind, b)?);
+        *slot.lock().expect("cache lock") = Some((key, block.clone()));
+        Ok(block)
+    }
+
+    fn locate(&self, kind: SectionKind, side: usize, index: u64) -> (usize, usize) {
+        let s = self.section(kind);
+        let per_side = self.header.slots.div_ceil(s.block_values as u64);
+        let b = side as u64 * per_side + index / s.block_values as u64;
+        (b as usize, (index % s.block_values as u64) as usize)
+    }
+
+    /// Win/draw/loss code (0 loss, 1 draw, 2 win) of slot `index` with `side` (0 red, 1 black)
+    /// to move. Meaningless for unused slots.
+    pub fn wdl(&self, side: usize, index: u64) -> Result<u8, TableError> {
+        let (b, at) = self.locate(SectionKind::Wdl, side, index);
+        let block = self.cached_block(SectionKind::Wdl, b)?;
+        Ok((block[at / 4] >> (2 * (at % 4))) & 3)
+    }
+
+    /// Stored distance value (see [`crate::value::Value`]) of slot `index` with `side` to move.
+    pub fn dtm(&self, side: usize, index: u64) -> Result<u16, TableError> {
+        let (b, at) = self.locate(SectionKind::Dtm, side, index);
+        let block = self.cached_block(SectionKind::Dtm, b)?;
+        Ok(match self.header.dtm.value_bytes {
+            1 => match block[at] {
+                0xFF => STORED_DRAW,
+                v => v as u16,
+            },
+            _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
+        })
+    }
+
+    /// Every stored distance value, per side to move (checksums checked).
+    pub fn load_dtm(&self) -> Result<[Vec<u16>; 2], TableError> {
+        use rayon::prelude::*;
+        self.verify_checksums()?;
+        let s = &self.header.dtm;
+        let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+        let blocks: Result<Vec<Vec<u8>>, TableError> = (0..2 * per_side)
+            .into_par_iter()
+            .map(|b| self.decompress(SectionKind::Dtm, b))
+            .collect();
+        let blocks = blocks?;
+        let widen = |raw: &Vec<u8>| -> Vec<u16> {
+            match s.value_bytes {
+                1 => raw
+                    .iter()
+                    .map(|&v| if v == 0xFF { STORED_DRAW } else { v as u16 })
+                    .collect(),
+                _ => raw
+                    .chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                    .collect(),
+            }
+        };
+        let side = |k: usize| -> Vec<u16> {
+            blocks[k * per_side..(k + 1) * per_side]
+                .iter()
+                .flat_map(widen)
+                .collect()
+        };
+        Ok([side(0), side(1)])
+    }
 }
 
 /// A whole table read into memory.
@@ -266,40 +540,14 @@ pub struct LoadedTable {
     pub file_bytes: u64,
 }
 
-/// Reads a table file, checking magic, versions, size, checksums and block sizes.
+/// Reads a whole table file into memory, checking everything.
 pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
-    let bytes = fs::read(path).map_err(io_err(path))?;
-    let (header, start) = parse_header(path, &bytes)?;
-    let payload = &bytes[start..];
-    if xxh3_64(payload) != header.payload_checksum {
-        return Err(TableError::CorruptPayload(path.into()));
-    }
-    let per_side = header.block_lengths.len() / 2;
-    let mut values = [Vec::new(), Vec::new()];
-    let mut offset = 0usize;
-    for (side, vals) in values.iter_mut().enumerate() {
-        vals.reserve(header.slots as usize);
-        for b in 0..per_side {
-            let len = header.block_lengths[side * per_side + b] as usize;
-            let block = &payload[offset..offset + len];
-            offset += len;
-            let want = (header.slots - b as u64 * header.block_values as u64)
-                .min(header.block_values as u64) as usize;
-            let raw = zstd::bulk::decompress(block, want * 2)
-                .map_err(|_| TableError::CorruptPayload(path.into()))?;
-            if raw.len() != want * 2 {
-                return Err(TableError::CorruptPayload(path.into()));
-            }
-            vals.extend(
-                raw.chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]])),
-            );
-        }
-    }
+    let file = TableFile::open(path)?;
+    let values = file.load_dtm()?;
     Ok(LoadedTable {
-        header,
+        header: file.header.clone(),
         values,
-        file_bytes: bytes.len() as u64,
+        file_bytes: file.file_bytes(),
     })
 }
 
