@@ -361,6 +361,9 @@ pub enum SectionKind {
     Dtm,
 }
 
+/// A decompressed block and its key (section and block number).
+type CachedBlock = (u64, Arc<Vec<u8>>);
+
 /// A table file opened through a memory map; blocks are decompressed on demand and the most
 /// recent ones kept in a small cache. `Send + Sync`.
 pub struct TableFile {
@@ -368,7 +371,7 @@ pub struct TableFile {
     map: Mmap,
     header: Header,
     payload_start: usize,
-    cache: Vec<Mutex<Option<(u64, Arc<Vec<u8>>)>>>,
+    cache: Vec<Mutex<Option<CachedBlock>>>,
 }
 
 impl TableFile {
@@ -459,10 +462,10 @@ impl TableFile {
     fn cached_block(&self, kind: SectionKind, b: usize) -> Result<Arc<Vec<u8>>, TableError> {
         let key = ((kind as u64) << 40) | b as u64;
         let slot = &self.cache[(b.wrapping_mul(0x9E37_79B9) ^ kind as usize) % CACHE_SLOTS];
-        if let Some((k, block)) = slot.lock().expect("cache lock").as_ref() {
-            if *k == key {
-                return Ok(block.clone());
-            }
+        if let Some((k, block)) = slot.lock().expect("cache lock").as_ref()
+            && *k == key
+        {
+            return Ok(block.clone());
         }
         let block = Arc::new(self.decompress(kind, b)?);
         *slot.lock().expect("cache lock") = Some((key, block.clone()));
