@@ -91,6 +91,21 @@ fn sq(i: u8) -> Square {
     Square::from_index_unchecked(i)
 }
 
+/// Whether `mv` could leave the general on `g` (not in check now) attacked: only by moving the
+/// general, opening or closing a line through it (a rook's line, a cannon's screen, the
+/// generals' file) or freeing a horse's leg, which stands diagonally next to the general.
+#[inline]
+pub(crate) fn may_expose_general(g: u8, mv: Move) -> bool {
+    let (f, t) = (mv.from.index() as u8, mv.to.index() as u8);
+    let (gf, gr) = (g % 9, g / 9);
+    f == g
+        || f % 9 == gf
+        || f / 9 == gr
+        || t % 9 == gf
+        || t / 9 == gr
+        || ((f % 9).abs_diff(gf) == 1 && (f / 9).abs_diff(gr) == 1)
+}
+
 /// Palace membership of a square index for each colour.
 const fn build_palace() -> [[bool; 90]; 2] {
     let mut t = [[false; 90]; 2];
@@ -324,8 +339,16 @@ impl Position {
     /// (checkmate or stalemate).
     pub fn legal_moves(&self) -> MoveList {
         let mut list = self.pseudo_legal_moves();
+        let us = self.turn;
+        let g = self.generals[us.index()];
+        if g == NO_SQUARE {
+            return list;
+        }
+        let in_check = self.is_attacked(sq(g), us.opponent());
         let mut scratch = self.clone();
-        list.retain(|mv| scratch.leaves_general_safe(mv));
+        list.retain(|mv| {
+            (!in_check && !may_expose_general(g, mv)) || scratch.leaves_general_safe(mv)
+        });
         list
     }
 
@@ -356,9 +379,22 @@ impl Position {
             return 1;
         }
         let moves = self.pseudo_legal_moves();
+        let us = self.turn;
+        let g = self.generals[us.index()];
+        let in_check = g == NO_SQUARE || self.is_attacked(sq(g), us.opponent());
         let mut total = 0;
         for &mv in moves.iter() {
-            let us = self.turn;
+            if !in_check && !may_expose_general(g, mv) {
+                total += if depth == 1 {
+                    1
+                } else {
+                    let captured = self.make(mv);
+                    let n = self.perft_inner(depth - 1);
+                    self.unmake(mv, captured);
+                    n
+                };
+                continue;
+            }
             let captured = self.make(mv);
             if !self.is_in_check(us) {
                 total += if depth == 1 {

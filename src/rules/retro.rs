@@ -1,7 +1,8 @@
 //! Un-moves: the predecessors of a position, for retrograde analysis.
 
 use super::geometry::{HORSE_SOURCES, RAYS};
-use super::position::Position;
+use super::movegen::may_expose_general;
+use super::position::{NO_SQUARE, Position};
 use super::types::{Color, Move, Piece, Role, Square};
 
 /// A move taken back: the side that just moved returns a piece from `mv.to` to `mv.from`,
@@ -12,6 +13,18 @@ pub struct UnMove {
     pub mv: Move,
     /// The kind of piece the forward move captured, if any.
     pub uncaptured: Option<Role>,
+}
+
+/// Whether a horse or pawn on `from` could attack the general on `g` (rooks, cannons and
+/// generals attack only along lines, which the caller tests separately).
+#[inline]
+fn may_attack_from(role: Role, from: Square, g: u8) -> bool {
+    let (df, dr) = ((from.file()).abs_diff(g % 9), (from.rank()).abs_diff(g / 9));
+    match role {
+        Role::Horse => (df, dr) == (1, 2) || (df, dr) == (2, 1),
+        Role::Pawn => df + dr == 1,
+        _ => false,
+    }
 }
 
 /// An origin from which a quiet move fits.
@@ -42,6 +55,10 @@ impl Position {
         let mut scratch = self.clone();
         scratch.turn = mover;
         let mut origins: Vec<(Square, u8)> = Vec::with_capacity(32);
+        // The victim's general: a predecessor needs a full check test only when the un-move
+        // touches the general's lines or could attack it directly.
+        let gv = self.generals[victim.index()];
+        let victim_in_check = gv == NO_SQUARE || self.is_in_check(victim);
         for to in Square::all() {
             let piece = match self.board[to.index()] {
                 Some(p) if p.color == mover => p,
@@ -51,13 +68,16 @@ impl Position {
             self.unmove_origins(to, piece, &mut origins);
             for &(from, kinds) in &origins {
                 let mv = Move::new(from, to);
+                let needs_test = victim_in_check
+                    || may_expose_general(gv, Move::new(to, from))
+                    || may_attack_from(piece.role, from, gv);
                 // Move the piece back.
                 scratch.board[to.index()] = None;
                 scratch.board[from.index()] = Some(piece);
                 if piece.role == Role::General {
                     scratch.generals[mover.index()] = from.index() as u8;
                 }
-                if kinds & QUIET != 0 && !scratch.is_in_check(victim) {
+                if kinds & QUIET != 0 && !(needs_test && scratch.is_in_check(victim)) {
                     f(
                         UnMove {
                             mv,
@@ -75,7 +95,7 @@ impl Position {
                         continue;
                     }
                     scratch.board[to.index()] = Some(back);
-                    if !scratch.is_in_check(victim) {
+                    if !(needs_test && scratch.is_in_check(victim)) {
                         f(
                             UnMove {
                                 mv,
