@@ -3,7 +3,7 @@
 use canju::display::{render_board, use_color};
 use canju::generate::{GenOptions, GenReport, generate_all};
 use canju::material::Material;
-use canju::probe::Tablebase;
+use canju::probe::{RuleSet, Tablebase};
 use canju::rules::{Color, Notation, Position};
 use canju::table::SideStats;
 use canju::value::Value;
@@ -61,6 +61,9 @@ enum Command {
         /// Table folder.
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
+        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+        #[arg(long, default_value = "asian")]
+        rules: RuleSet,
     },
     /// Win/draw/loss statistics of a material set.
     Stats {
@@ -72,6 +75,9 @@ enum Command {
         /// Table folder.
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
+        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+        #[arg(long, default_value = "asian")]
+        rules: RuleSet,
     },
     /// Re-derive every stored value of a table from its successors.
     Verify {
@@ -80,6 +86,9 @@ enum Command {
         /// Table folder.
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
+        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+        #[arg(long, default_value = "asian")]
+        rules: RuleSet,
     },
     /// The line of best play to mate, numbered like a score sheet.
     Line {
@@ -94,6 +103,9 @@ enum Command {
         /// Table folder.
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
+        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+        #[arg(long, default_value = "asian")]
+        rules: RuleSet,
     },
     /// Every table in the folder: rule set, positions, bytes, bits per position.
     Info {
@@ -103,6 +115,9 @@ enum Command {
         /// Table folder.
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
+        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+        #[arg(long, default_value = "asian")]
+        rules: RuleSet,
     },
     /// The value of a position, with every move's value; generates missing tables first.
     Probe {
@@ -117,6 +132,9 @@ enum Command {
         /// Table folder.
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
+        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+        #[arg(long, default_value = "asian")]
+        rules: RuleSet,
     },
 }
 
@@ -193,6 +211,7 @@ fn run(command: Command) -> Result<()> {
             threads,
             force,
             dir,
+            rules,
         } => {
             let mut sets: Vec<Material> = materials
                 .iter()
@@ -204,7 +223,7 @@ fn run(command: Command) -> Result<()> {
             if sets.is_empty() {
                 return Err("name material sets (e.g. `canju gen KRKAA`) or give --men N".into());
             }
-            let tb = Tablebase::open(&dir);
+            let tb = Tablebase::with_rules(&dir, rules);
             let opts = GenOptions {
                 threads,
                 progress: true,
@@ -219,9 +238,10 @@ fn run(command: Command) -> Result<()> {
             material,
             json,
             dir,
+            rules,
         } => {
             let m = parse_material(&material)?;
-            let tb = Tablebase::open(&dir);
+            let tb = Tablebase::with_rules(&dir, rules);
             let table = tb.table(m)?;
             let mut stats = table.stats().clone();
             let stored = table.material;
@@ -230,7 +250,12 @@ fn run(command: Command) -> Result<()> {
             if stored != m {
                 stats.swap(0, 1);
                 for s in stats.iter_mut() {
-                    for fen in [&mut s.longest_win_fen, &mut s.longest_loss_fen] {
+                    for fen in [
+                        &mut s.longest_win_fen,
+                        &mut s.longest_loss_fen,
+                        &mut s.rule_win_fen,
+                        &mut s.rule_loss_fen,
+                    ] {
                         if let Some(f) = fen.as_ref() {
                             *fen = Position::from_fen(f).ok().map(|p| p.color_swapped().fen());
                         }
@@ -246,6 +271,10 @@ fn run(command: Command) -> Result<()> {
                         "loss": s.loss,
                         "longest_win": s.longest_win,
                         "longest_win_fen": s.longest_win_fen,
+                        "rule_win": s.rule_win,
+                        "rule_loss": s.rule_loss,
+                        "rule_win_fen": s.rule_win_fen,
+                        "rule_loss_fen": s.rule_loss_fen,
                     })
                 };
                 let out = serde_json::json!({
@@ -258,7 +287,7 @@ fn run(command: Command) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
                 println!(
-                    "{} ({}), rules {}",
+                    "{} ({}), rules {} (counts are positions as a player sees them)",
                     shown.name(),
                     shown.chinese_name(),
                     table.rules()
@@ -268,8 +297,12 @@ fn run(command: Command) -> Result<()> {
                 }
             }
         }
-        Command::Verify { materials, dir } => {
-            let tb = Tablebase::open(&dir);
+        Command::Verify {
+            materials,
+            dir,
+            rules,
+        } => {
+            let tb = Tablebase::with_rules(&dir, rules);
             if materials.is_empty() {
                 return Err("name the material sets to verify".into());
             }
@@ -290,9 +323,10 @@ fn run(command: Command) -> Result<()> {
             json,
             no_gen,
             dir,
+            rules,
         } => {
             let pos = parse_fen(&fen)?;
-            let tb = open_with_tables(&dir, &pos, no_gen, json)?;
+            let tb = open_with_tables(&dir, rules, &pos, no_gen, json)?;
             let value = tb.probe(&pos)?;
             let line = tb.principal_variation(&pos)?;
             let mut p = pos.clone();
@@ -343,7 +377,7 @@ fn run(command: Command) -> Result<()> {
                 }
             }
         }
-        Command::Info { json, dir } => {
+        Command::Info { json, dir, .. } => {
             let mut rows = vec![];
             let mut entries: Vec<_> = std::fs::read_dir(&dir)
                 .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -388,9 +422,10 @@ fn run(command: Command) -> Result<()> {
             json,
             no_gen,
             dir,
+            rules,
         } => {
             let pos = parse_fen(&fen)?;
-            let tb = open_with_tables(&dir, &pos, no_gen, json)?;
+            let tb = open_with_tables(&dir, rules, &pos, no_gen, json)?;
             let m = Material::of_position(&pos);
             let value = tb.probe(&pos)?;
             let moves = tb.move_values(&pos)?;
@@ -435,8 +470,14 @@ fn run(command: Command) -> Result<()> {
 }
 
 /// The tablebase in `dir`, with the tables `pos` needs generated first unless `no_gen`.
-fn open_with_tables(dir: &Path, pos: &Position, no_gen: bool, quiet: bool) -> Result<Tablebase> {
-    let tb = Tablebase::open(dir);
+fn open_with_tables(
+    dir: &Path,
+    rules: RuleSet,
+    pos: &Position,
+    no_gen: bool,
+    quiet: bool,
+) -> Result<Tablebase> {
+    let tb = Tablebase::with_rules(dir, rules);
     let m = Material::of_position(pos);
     if !no_gen && !tb.has(m) {
         let opts = GenOptions {
@@ -454,6 +495,13 @@ fn verdict(pos: &Position, v: Value) -> String {
     let side = pos.turn();
     match v {
         Value::Win(n) => format!("{side} to move wins, mate in {n} plies"),
+        Value::WinByRule => format!(
+            "{side} to move wins by the perpetual-check rule (長將): {} can hold only by checking forever; no forced mate",
+            side.opponent()
+        ),
+        Value::LossByRule => format!(
+            "{side} to move loses by the perpetual-check rule (長將): it can hold only by checking forever"
+        ),
         Value::Draw => "draw".to_string(),
         Value::Loss(0) => format!("{side} to move has no legal move and loses"),
         Value::Loss(n) => format!("{side} to move loses, mated in {n} plies"),
@@ -481,6 +529,18 @@ fn print_side(who: &str, s: &SideStats) {
     if let Some(f) = &s.longest_win_fen {
         println!("    longest win {} plies: {f}", s.longest_win);
     }
+    if s.rule_win + s.rule_loss > 0 {
+        println!(
+            "    perpetual-check rule: {} draws under plain become wins, {} become losses",
+            s.rule_win, s.rule_loss
+        );
+        if let Some(f) = &s.rule_win_fen {
+            println!("      won by the rule: {f}");
+        }
+        if let Some(f) = &s.rule_loss_fen {
+            println!("      lost by the rule: {f}");
+        }
+    }
 }
 
 fn print_report(r: &GenReport) {
@@ -500,4 +560,20 @@ fn print_report(r: &GenReport) {
         r.seconds,
         r.peak_memory >> 20
     );
+    if red.rule_win + red.rule_loss + black.rule_win + black.rule_loss > 0 {
+        println!(
+            "{:<12} perpetual-check rule changed: red to move +{} wins +{} losses, black to move +{} wins +{} losses (e.g. {})",
+            "",
+            red.rule_win,
+            red.rule_loss,
+            black.rule_win,
+            black.rule_loss,
+            red.rule_win_fen
+                .as_ref()
+                .or(red.rule_loss_fen.as_ref())
+                .or(black.rule_win_fen.as_ref())
+                .or(black.rule_loss_fen.as_ref())
+                .map_or("-", |s| s.as_str())
+        );
+    }
 }

@@ -10,8 +10,43 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
 use thiserror::Error;
 
-/// Name of the only rule set generated so far.
-pub const RULES_PLAIN: &str = "plain";
+/// The rule set a table is generated under (DESIGN §1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RuleSet {
+    /// No repetition rule: any endless play is a draw.
+    Plain,
+    /// As `plain`, but a side that can avoid losing only by checking on every move forever
+    /// (perpetual check, 長將) loses; if both sides check forever it is a draw.
+    #[default]
+    Asian,
+}
+
+impl RuleSet {
+    /// `plain` or `asian`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleSet::Plain => "plain",
+            RuleSet::Asian => "asian",
+        }
+    }
+}
+
+impl std::str::FromStr for RuleSet {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "plain" => Ok(RuleSet::Plain),
+            "asian" => Ok(RuleSet::Asian),
+            _ => Err(format!("unknown rule set '{s}' (plain or asian)")),
+        }
+    }
+}
+
+impl std::fmt::Display for RuleSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Why a probe could not answer.
 #[derive(Debug, Error)]
@@ -58,9 +93,9 @@ pub enum Wdl {
 impl From<Value> for Wdl {
     fn from(v: Value) -> Wdl {
         match v {
-            Value::Win(_) => Wdl::Win,
+            Value::Win(_) | Value::WinByRule => Wdl::Win,
             Value::Draw => Wdl::Draw,
-            Value::Loss(_) => Wdl::Loss,
+            Value::Loss(_) | Value::LossByRule => Wdl::Loss,
         }
     }
 }
@@ -131,16 +166,22 @@ impl Table {
 /// A directory of tables, opened lazily. `Send + Sync`.
 pub struct Tablebase {
     dir: PathBuf,
-    rules: String,
+    rules: RuleSet,
     tables: RwLock<HashMap<Material, Arc<Table>>>,
 }
 
 impl Tablebase {
-    /// Tables in `dir` under the `plain` rule set. The directory need not exist yet.
+    /// Tables in `dir` under the default rule set (`asian`). The directory need not exist yet.
     pub fn open(dir: impl AsRef<Path>) -> Tablebase {
+        Tablebase::with_rules(dir, RuleSet::default())
+    }
+
+    /// Tables in `dir` under `rules`; tables of other rule sets in the same folder are never
+    /// read (their file names differ, and headers are checked).
+    pub fn with_rules(dir: impl AsRef<Path>, rules: RuleSet) -> Tablebase {
         Tablebase {
             dir: dir.as_ref().to_path_buf(),
-            rules: RULES_PLAIN.to_string(),
+            rules,
             tables: RwLock::new(HashMap::new()),
         }
     }
@@ -150,15 +191,17 @@ impl Tablebase {
         &self.dir
     }
 
-    /// The rule set name.
-    pub fn rules(&self) -> &str {
-        &self.rules
+    /// The rule set.
+    pub fn rules(&self) -> RuleSet {
+        self.rules
     }
 
     /// Where the table of `material` (any colouring) lives.
     pub fn path_of(&self, material: Material) -> PathBuf {
-        self.dir
-            .join(table::file_name(&material.canonical().name()))
+        self.dir.join(table::file_name(
+            &material.canonical().name(),
+            self.rules.name(),
+        ))
     }
 
     /// True if the file for `material` exists.

@@ -1,16 +1,28 @@
-//! The value of a position for the side to move: win, draw or loss, with the distance to mate.
+//! The value of a position for the side to move: win, draw or loss, with the distance to mate,
+//! or a result decided by the perpetual-check rule.
 
 use std::fmt;
 
-/// Value of a position from the side to move, with the distance to mate in plies.
-/// `Loss(0)` means no legal move (checkmate or stalemate: both lose). A win's distance is odd,
-/// a loss's even.
+/// Value of a position from the side to move.
+///
+/// `Win(n)`/`Loss(n)`: mate in `n` plies with best play (the winner shortest, the loser
+/// longest); `Loss(0)` means no legal move (checkmate or stalemate: both lose). A win's
+/// distance is odd, a loss's even.
+///
+/// `WinByRule`/`LossByRule` (rule set `asian` only): no side can force mate, but one side
+/// can avoid losing only by checking on every move forever (perpetual check, 長將), which the
+/// rule forbids: that side loses. These carry no distance: the winner cannot force mate, it
+/// forces the opponent to break the rule or leave the drawing zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     /// The side to move mates in this many plies.
     Win(u16),
+    /// The side to move wins because the opponent can only check perpetually.
+    WinByRule,
     /// Neither side can force a win.
     Draw,
+    /// The side to move can only check perpetually and so loses by the rule.
+    LossByRule,
     /// The side to move is mated in this many plies.
     Loss(u16),
 }
@@ -19,6 +31,10 @@ pub enum Value {
 pub(crate) const STORED_DRAW: u16 = 0xFFFE;
 /// Stored form of a slot that holds no legal position.
 pub(crate) const STORED_ILLEGAL: u16 = 0xFFFF;
+/// Stored form of [`Value::WinByRule`].
+pub(crate) const STORED_RULE_WIN: u16 = 0xFFFC;
+/// Stored form of [`Value::LossByRule`].
+pub(crate) const STORED_RULE_LOSS: u16 = 0xFFFD;
 /// Largest distance the stored form can hold.
 pub(crate) const MAX_DISTANCE: u16 = 0x7FFF;
 
@@ -29,41 +45,61 @@ impl Value {
         match self {
             Value::Win(n) => Value::Loss(n + 1),
             Value::Loss(n) => Value::Win(n + 1),
+            Value::WinByRule => Value::LossByRule,
+            Value::LossByRule => Value::WinByRule,
             Value::Draw => Value::Draw,
         }
     }
 
-    /// A number that grows with how good the value is for the side to move: fast wins first,
-    /// then slow wins, draws, slow losses, fast losses.
+    /// A number that grows with how good the value is for the side to move: fast mates first,
+    /// then slow mates, wins by rule, draws, losses by rule, slow losses, fast losses.
     pub fn goodness(self) -> i32 {
         match self {
             Value::Win(n) => 100_000 - n as i32,
+            Value::WinByRule => 1,
             Value::Draw => 0,
+            Value::LossByRule => -1,
             Value::Loss(n) => -100_000 + n as i32,
         }
+    }
+
+    /// True for both kinds of win.
+    pub fn is_win(self) -> bool {
+        matches!(self, Value::Win(_) | Value::WinByRule)
+    }
+
+    /// True for both kinds of loss.
+    pub fn is_loss(self) -> bool {
+        matches!(self, Value::Loss(_) | Value::LossByRule)
+    }
+
+    /// True if the perpetual-check rule decided this value.
+    pub fn is_by_rule(self) -> bool {
+        matches!(self, Value::WinByRule | Value::LossByRule)
     }
 
     /// "win", "draw" or "loss".
     pub fn wdl_name(self) -> &'static str {
         match self {
-            Value::Win(_) => "win",
+            Value::Win(_) | Value::WinByRule => "win",
             Value::Draw => "draw",
-            Value::Loss(_) => "loss",
+            Value::Loss(_) | Value::LossByRule => "loss",
         }
     }
 
-    /// The distance to mate in plies, `None` for a draw.
+    /// The distance to mate in plies; `None` for draws and results decided by the rule.
     pub fn distance(self) -> Option<u16> {
         match self {
             Value::Win(n) | Value::Loss(n) => Some(n),
-            Value::Draw => None,
+            _ => None,
         }
     }
 
-    #[cfg(test)]
     pub(crate) fn to_stored(self) -> u16 {
         match self {
             Value::Win(n) | Value::Loss(n) => n,
+            Value::WinByRule => STORED_RULE_WIN,
+            Value::LossByRule => STORED_RULE_LOSS,
             Value::Draw => STORED_DRAW,
         }
     }
@@ -72,6 +108,8 @@ impl Value {
     pub(crate) fn from_stored(v: u16) -> Option<Value> {
         match v {
             STORED_DRAW => Some(Value::Draw),
+            STORED_RULE_WIN => Some(Value::WinByRule),
+            STORED_RULE_LOSS => Some(Value::LossByRule),
             n if n <= MAX_DISTANCE => Some(if n % 2 == 1 {
                 Value::Win(n)
             } else {
@@ -86,7 +124,9 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Win(n) => write!(f, "win in {n}"),
+            Value::WinByRule => f.write_str("win by the perpetual-check rule"),
             Value::Draw => f.write_str("draw"),
+            Value::LossByRule => f.write_str("loss by the perpetual-check rule"),
             Value::Loss(n) => write!(f, "loss in {n}"),
         }
     }
@@ -101,15 +141,20 @@ mod tests {
         for v in [
             Value::Win(1),
             Value::Win(31),
+            Value::WinByRule,
             Value::Draw,
+            Value::LossByRule,
             Value::Loss(0),
             Value::Loss(40),
         ] {
             assert_eq!(Value::from_stored(v.to_stored()), Some(v));
+            assert_eq!(v.parent().parent().distance().map(|d| d - 2), v.distance());
         }
         assert_eq!(Value::from_stored(STORED_ILLEGAL), None);
         assert!(Value::Win(1).goodness() > Value::Win(3).goodness());
-        assert!(Value::Win(99).goodness() > Value::Draw.goodness());
+        assert!(Value::Win(99).goodness() > Value::WinByRule.goodness());
+        assert!(Value::WinByRule.goodness() > Value::Draw.goodness());
+        assert!(Value::LossByRule.goodness() > Value::Loss(200).goodness());
         assert!(Value::Loss(10).goodness() > Value::Loss(2).goodness());
         assert_eq!(Value::Loss(0).parent(), Value::Win(1));
     }

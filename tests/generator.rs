@@ -8,7 +8,7 @@
 use canju::generate::{GenOptions, generate_all};
 use canju::index::MaterialIndex;
 use canju::material::Material;
-use canju::probe::Tablebase;
+use canju::probe::{RuleSet, Tablebase};
 use canju::rules::{Color, Piece, Position, Role, Square};
 use canju::value::Value;
 use canju::verify::verify_table;
@@ -123,8 +123,9 @@ fn brute_force(m: Material) -> HashMap<String, Value> {
         .collect()
 }
 
+/// Generates under the `plain` rule set, which the brute-force solver implements.
 fn generate(dir: &std::path::Path, names: &[&str]) -> Tablebase {
-    let tb = Tablebase::open(dir);
+    let tb = Tablebase::with_rules(dir, RuleSet::Plain);
     let sets: Vec<Material> = names.iter().map(|n| Material::parse(n).unwrap()).collect();
     generate_all(&tb, &sets, &GenOptions::default()).unwrap();
     tb

@@ -16,11 +16,12 @@
 //!    (quiet moves at most n, captures as looked up), or a draw if a capture draws.
 //! 3. What is still undecided is a draw.
 
+mod perpetual;
 mod progress;
 
 use crate::index::{MAX_MEN, MaterialIndex};
 use crate::material::Material;
-use crate::probe::{ProbeError, Table, Tablebase};
+use crate::probe::{ProbeError, RuleSet, Table, Tablebase};
 use crate::rules::{Color, Move, Position, Role};
 use crate::table::{self, SideStats, TableError};
 use crate::value::{STORED_DRAW, STORED_ILLEGAL, Value};
@@ -158,7 +159,8 @@ struct Solver<'a> {
 }
 
 impl Solver<'_> {
-    fn capture_value(&self, pos: &Position, mv: Move) -> Result<Value, GenError> {
+    /// The value after capture `mv` as the sub-table stores it (results by rule included).
+    fn capture_value_raw(&self, pos: &Position, mv: Move) -> Result<Value, GenError> {
         let victim = pos.piece_at(mv.to).expect("a capture");
         let sub = self.subs[victim.color.index()][victim.role.index()]
             .as_ref()
@@ -173,6 +175,14 @@ impl Solver<'_> {
             material: sub.table.material.name(),
             fen: p.fen(),
         })
+    }
+
+    /// The value after capture `mv` for the mate search.
+    fn capture_value(&self, pos: &Position, mv: Move) -> Result<Value, GenError> {
+        let v = self.capture_value_raw(pos, mv)?;
+        // The mate search sees results decided by the perpetual-check rule as draws; the rule
+        // pass (crate::generate::perpetual) uses them as they are.
+        Ok(if v.is_by_rule() { Value::Draw } else { v })
     }
 
     /// Initial stored values of slot `i` (red to move, black to move).
@@ -239,7 +249,9 @@ impl Solver<'_> {
                 match self.capture_value(pos, mv)? {
                     Value::Draw => return Ok(STORED_DRAW),
                     Value::Win(n) => longest = longest.max(n),
-                    Value::Loss(_) => unreachable!("a capture into a loss makes a win"),
+                    Value::Loss(_) | Value::WinByRule | Value::LossByRule => {
+                        unreachable!("captures into losses make wins; rule results read as draws")
+                    }
                 }
             }
         }
@@ -363,7 +375,7 @@ pub fn generate_one(
     let path = tb.path_of(material);
     let file_bytes = table::write_table(
         &path,
-        tb.rules(),
+        tb.rules().name(),
         &name,
         [&values[0], &values[1]],
         stats.clone(),
@@ -452,14 +464,23 @@ pub fn solve(
     bar.finish();
 
     // 3. What is still undecided is drawn.
-    Ok(solver.values.map(|side| {
-        side.into_iter()
-            .map(|a| {
-                let v = a.into_inner();
-                if is_undecided(v) { STORED_DRAW } else { v }
-            })
-            .collect()
-    }))
+    solver.values.par_iter().for_each(|side| {
+        side.par_iter().for_each(|a| {
+            if is_undecided(a.load(Relaxed)) {
+                a.store(STORED_DRAW, Relaxed);
+            }
+        })
+    });
+
+    // 4. The perpetual-check rule.
+    if tb.rules() == RuleSet::Asian {
+        let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
+        solver.apply_perpetual_rule()?;
+        bar.finish();
+    }
+    Ok(solver
+        .values
+        .map(|side| side.into_iter().map(AtomicU16::into_inner).collect()))
 }
 
 /// Counts over legal positions as a player sees them: a slot stands for two positions (itself
@@ -470,6 +491,8 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
         s: SideStats,
         win_at: Option<u64>,
         loss_at: Option<u64>,
+        rule_win_at: Option<u64>,
+        rule_loss_at: Option<u64>,
     }
     let acc = par_chunks(index.size())
         .map(|range| {
@@ -488,6 +511,16 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
                 };
                 a.s.positions += weight;
                 match value {
+                    Value::WinByRule => {
+                        a.s.win += weight;
+                        a.s.rule_win += weight;
+                        a.rule_win_at.get_or_insert(i);
+                    }
+                    Value::LossByRule => {
+                        a.s.loss += weight;
+                        a.s.rule_loss += weight;
+                        a.rule_loss_at.get_or_insert(i);
+                    }
                     Value::Win(d) => {
                         a.s.win += weight;
                         if a.win_at.is_none() || d > a.s.longest_win {
@@ -512,6 +545,10 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
             x.s.win += y.s.win;
             x.s.draw += y.s.draw;
             x.s.loss += y.s.loss;
+            x.s.rule_win += y.s.rule_win;
+            x.s.rule_loss += y.s.rule_loss;
+            x.rule_win_at = x.rule_win_at.or(y.rule_win_at);
+            x.rule_loss_at = x.rule_loss_at.or(y.rule_loss_at);
             if y.win_at.is_some() && (x.win_at.is_none() || y.s.longest_win > x.s.longest_win) {
                 x.s.longest_win = y.s.longest_win;
                 x.win_at = y.win_at;
@@ -526,6 +563,8 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
     SideStats {
         longest_win_fen: fen(acc.win_at),
         longest_loss_fen: fen(acc.loss_at),
+        rule_win_fen: fen(acc.rule_win_at),
+        rule_loss_fen: fen(acc.rule_loss_at),
         ..acc.s
     }
 }

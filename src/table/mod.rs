@@ -1,13 +1,15 @@
 //! Table files: a checksummed header (bincode) followed by zstd-compressed blocks, read
 //! through a memory map one block at a time.
 //!
-//! One file per material set, `MATERIAL.ctb`, holding two sections for both sides to move:
+//! One file per material set and rule set, `MATERIAL.RULES.ctb` (`KRKAA.asian.ctb`), holding
+//! two sections for both sides to move:
 //!
 //! - **wdl**: win/draw/loss for the side to move, 2 bits a position (0 loss, 1 draw, 2 win),
 //!   four to a byte, in blocks of [`WDL_BLOCK`] positions;
 //! - **dtm**: distance to mate in plies (odd: the side to move wins, even: it loses), one byte a
-//!   position when every distance fits below 255 (255 = draw), else two bytes little endian
-//!   (`0xFFFE` = draw), in blocks of [`DTM_BLOCK`] positions.
+//!   position when every distance fits below 253 (255 draw, 254 win by the perpetual-check rule,
+//!   253 loss by it), else two bytes little endian (`0xFFFE` draw, `0xFFFC` win by rule,
+//!   `0xFFFD` loss by rule), in blocks of [`DTM_BLOCK`] positions.
 //!
 //! | bytes | content |
 //! |---|---|
@@ -20,7 +22,7 @@
 //! Slots that hold no legal position carry the previous slot's value, so they cost almost
 //! nothing after compression. Files are written to a temporary name and renamed.
 
-use crate::value::{STORED_DRAW, STORED_ILLEGAL};
+use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
 use bincode::{Decode, Encode};
 use memmap2::Mmap;
 use serde::Serialize;
@@ -34,7 +36,7 @@ use xxhash_rust::xxh3::xxh3_64;
 /// First bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// Version of the file layout; readers refuse other versions.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Version of the position <-> index scheme (crate::index).
 pub const INDEX_VERSION: u32 = 1;
 /// Positions per WDL block.
@@ -68,6 +70,14 @@ pub struct SideStats {
     pub longest_loss: u16,
     /// One position with the longest loss.
     pub longest_loss_fen: Option<String>,
+    /// Wins decided by the perpetual-check rule (included in `win`; draws under `plain`).
+    pub rule_win: u64,
+    /// Losses decided by the perpetual-check rule (included in `loss`).
+    pub rule_loss: u64,
+    /// One position won by the rule.
+    pub rule_win_fen: Option<String>,
+    /// One position lost by the rule.
+    pub rule_loss_fen: Option<String>,
 }
 
 /// Where one section's blocks lie.
@@ -173,13 +183,36 @@ fn fill_dont_care(values: &[u16]) -> Vec<u16> {
         .collect()
 }
 
-/// 0 loss, 1 draw, 2 win for a stored value.
+/// 0 loss, 1 draw, 2 win for a stored value (results by rule count as wins and losses).
 #[inline]
 fn wdl_code(v: u16) -> u8 {
     match v {
         STORED_DRAW => 1,
+        STORED_RULE_WIN => 2,
+        STORED_RULE_LOSS => 0,
         n if n % 2 == 1 => 2,
         _ => 0,
+    }
+}
+
+/// One-byte DTM form: distances below 0xFD as they are, then rule loss, rule win, draw.
+#[inline]
+fn dtm_byte(v: u16) -> u8 {
+    match v {
+        STORED_DRAW => 0xFF,
+        STORED_RULE_WIN => 0xFE,
+        STORED_RULE_LOSS => 0xFD,
+        n => n as u8,
+    }
+}
+
+#[inline]
+fn dtm_from_byte(b: u8) -> u16 {
+    match b {
+        0xFF => STORED_DRAW,
+        0xFE => STORED_RULE_WIN,
+        0xFD => STORED_RULE_LOSS,
+        n => n as u16,
     }
 }
 
@@ -200,10 +233,7 @@ fn block_bytes(filled: &[u16], value_bytes: u8) -> Vec<u8> {
                     .fold(0u8, |acc, (k, &v)| acc | (wdl_code(v) << (2 * k)))
             })
             .collect(),
-        1 => filled
-            .iter()
-            .map(|&v| if v == STORED_DRAW { 0xFF } else { v as u8 })
-            .collect(),
+        1 => filled.iter().map(|&v| dtm_byte(v)).collect(),
         _ => filled.iter().flat_map(|v| v.to_le_bytes()).collect(),
     }
 }
@@ -236,11 +266,11 @@ pub fn write_table(
     let longest = sides
         .iter()
         .flat_map(|s| s.iter())
-        .filter(|&&v| v != STORED_DRAW)
+        .filter(|&&v| v <= MAX_DISTANCE)
         .max()
         .copied()
         .unwrap_or(0);
-    let dtm_bytes = if longest < 0xFF { 1 } else { 2 };
+    let dtm_bytes = if longest < 0xFD { 1 } else { 2 };
     let wdl_blocks = compress_section(sides, WDL_BLOCK, 0);
     let dtm_blocks = compress_section(sides, DTM_BLOCK, dtm_bytes);
     let mut payload = Vec::new();
@@ -492,10 +522,7 @@ impl TableFile {
         let (b, at) = self.locate(SectionKind::Dtm, side, index);
         let block = self.cached_block(SectionKind::Dtm, b)?;
         Ok(match self.header.dtm.value_bytes {
-            1 => match block[at] {
-                0xFF => STORED_DRAW,
-                v => v as u16,
-            },
+            1 => dtm_from_byte(block[at]),
             _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
         })
     }
@@ -513,10 +540,7 @@ impl TableFile {
         let blocks = blocks?;
         let widen = |raw: &Vec<u8>| -> Vec<u16> {
             match s.value_bytes {
-                1 => raw
-                    .iter()
-                    .map(|&v| if v == 0xFF { STORED_DRAW } else { v as u16 })
-                    .collect(),
+                1 => raw.iter().map(|&v| dtm_from_byte(v)).collect(),
                 _ => raw
                     .chunks_exact(2)
                     .map(|c| u16::from_le_bytes([c[0], c[1]]))
@@ -554,7 +578,7 @@ pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
     })
 }
 
-/// The file name of a material set's table.
-pub fn file_name(material: &str) -> String {
-    format!("{material}.{EXTENSION}")
+/// The file name of a material set's table under a rule set: `KRKAA.asian.ctb`.
+pub fn file_name(material: &str, rules: &str) -> String {
+    format!("{material}.{rules}.{EXTENSION}")
 }

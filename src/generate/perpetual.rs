@@ -1,0 +1,298 @@
+//! The `asian` rule set's perpetual-check rule (長將), applied to the draws of the mate search.
+//!
+//! For one side p, label each move: the opponent's non-checking move 3, p's non-checking move
+//! 2, any checking move 1. An endless play is won by p exactly when the highest label seen
+//! infinitely often is even: from some point the opponent checks on every move while p still
+//! makes quiet moves. (If both sides check forever, the highest label is 1: a draw.) The
+//! positions p wins form a parity game with three priorities, solved by the nested fixpoint
+//! `W = mu X. nu Y. mu Z. Pre(3 -> X, 2 -> Y, 1 -> Z)`, where `Pre` holds for a p-to-move
+//! position when some move reaches a position in the set its label names (or one p already
+//! wins), and for an opponent-to-move position when every move does.
+//!
+//! Only plain draws can change: a forced mate stays a mate. Moves out of the draw region lead
+//! to fixed results (plain wins and losses, captures into sub-tables generated under the same
+//! rule set). The pass runs for p only when the opponent has a piece that can give check.
+//!
+//! A position p wins this way is stored as `WinByRule` (p to move) or `LossByRule` (the
+//! opponent to move): no distance, since p forces the opponent to break the rule rather than
+//! mate.
+
+use super::{GenError, Solver};
+use crate::rules::{Color, Position, Role};
+use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
+
+const IN_D: u8 = 1;
+const X: u8 = 2;
+const Y: u8 = 4;
+const Z: u8 = 8;
+/// In the region that can reach a position where the opponent must check or lose.
+const R: u8 = 16;
+/// Such a position (the opponent to move, every quiet move loses).
+const C: u8 = 32;
+
+/// Positions the rule changed, per side to move: (won by the side to move, lost by it).
+pub(crate) type RuleCounts = [(u64, u64); 2];
+
+struct Pass<'s, 'a> {
+    solver: &'s Solver<'a>,
+    p: Color,
+    flags: [Vec<AtomicU8>; 2],
+}
+
+impl Pass<'_, '_> {
+    /// True if stored value `v` (for `side` to move) is a result p already has.
+    fn fixed_win_for_p(&self, side: Color, v: u16) -> bool {
+        match Value::from_stored(v) {
+            Some(val) if side == self.p => val.is_win(),
+            Some(val) => val.is_loss(),
+            None => false,
+        }
+    }
+
+    fn edge_ok(&self, pos: &Position, mv: crate::rules::Move) -> Result<bool, GenError> {
+        let mover = pos.turn();
+        let next = mover.opponent();
+        if pos.is_capture(mv) {
+            let v = self.solver.capture_value_raw(pos, mv)?;
+            return Ok(self.fixed_win_for_p(next, v.to_stored()));
+        }
+        let after = pos.after(mv);
+        let j = self
+            .solver
+            .index
+            .encode(&after)
+            .expect("quiet move keeps material") as usize;
+        let v = self.solver.values[next.index()][j].load(Relaxed);
+        if v != STORED_DRAW {
+            return Ok(self.fixed_win_for_p(next, v));
+        }
+        let need = if after.in_check() {
+            Z
+        } else if mover == self.p {
+            Y
+        } else {
+            X
+        };
+        Ok(self.flags[next.index()][j].load(Relaxed) & need != 0)
+    }
+
+    fn pre(&self, i: u64, side: Color) -> Result<bool, GenError> {
+        let pos = self.solver.index.decode(i, side).expect("draws decode");
+        let moves = pos.legal_moves();
+        if side == self.p {
+            for &mv in moves.iter() {
+                if self.edge_ok(&pos, mv)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        } else {
+            for &mv in moves.iter() {
+                if !self.edge_ok(&pos, mv)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+    }
+
+    fn for_draws(&self, f: impl Fn(Color, usize, &AtomicU8) + Sync) {
+        for side in Color::ALL {
+            self.flags[side.index()]
+                .par_iter()
+                .enumerate()
+                .for_each(|(i, cell)| {
+                    if cell.load(Relaxed) & (IN_D | R) == IN_D | R {
+                        f(side, i, cell)
+                    }
+                });
+        }
+    }
+
+    /// Least fixpoint of Z for the current X and Y.
+    fn solve_z(&self) -> Result<(), GenError> {
+        self.for_draws(|_, _, c| {
+            c.fetch_and(!Z, Relaxed);
+        });
+        loop {
+            let changed = AtomicBool::new(false);
+            for side in Color::ALL {
+                self.flags[side.index()]
+                    .par_iter()
+                    .enumerate()
+                    .with_min_len(1024)
+                    .try_for_each(|(i, cell)| {
+                        let f = cell.load(Relaxed);
+                        if f & (IN_D | R | Z) == IN_D | R && self.pre(i as u64, side)? {
+                            cell.fetch_or(Z, Relaxed);
+                            changed.store(true, Relaxed);
+                        }
+                        Ok::<(), GenError>(())
+                    })?;
+            }
+            if !changed.load(Relaxed) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Copies bit `from` onto bit `to` over the draws; true if anything changed.
+    fn copy_bit(&self, from: u8, to: u8) -> bool {
+        let changed = AtomicBool::new(false);
+        self.for_draws(|_, _, c| {
+            let f = c.load(Relaxed);
+            let want = f & from != 0;
+            if want != (f & to != 0) {
+                changed.store(true, Relaxed);
+                if want {
+                    c.fetch_or(to, Relaxed);
+                } else {
+                    c.fetch_and(!to, Relaxed);
+                }
+            }
+        });
+        changed.load(Relaxed)
+    }
+
+    /// Marks (C) the draws with the opponent to move that have no quiet move keeping the draw:
+    /// only there can the opponent be forced to check. Returns how many there are.
+    fn mark_forced(&self) -> Result<u64, GenError> {
+        let o = self.p.opponent();
+        let found = std::sync::atomic::AtomicU64::new(0);
+        self.flags[o.index()]
+            .par_iter()
+            .enumerate()
+            .with_min_len(1024)
+            .try_for_each(|(i, cell)| {
+                if cell.load(Relaxed) & IN_D == 0 {
+                    return Ok(());
+                }
+                let pos = self.solver.index.decode(i as u64, o).expect("draws decode");
+                for &mv in pos.legal_moves().iter() {
+                    if !pos.after(mv).in_check() && !self.edge_ok(&pos, mv)? {
+                        return Ok(());
+                    }
+                }
+                cell.fetch_or(C | R, Relaxed);
+                found.fetch_add(1, Relaxed);
+                Ok::<(), GenError>(())
+            })?;
+        Ok(found.load(Relaxed))
+    }
+
+    /// Marks (R) every draw from which a path through draws reaches a C position: the rule
+    /// can only change positions there, so the fixpoint looks at nothing else.
+    fn mark_region(&self) {
+        let mut frontier: Vec<(Color, u64)> = Color::ALL
+            .iter()
+            .flat_map(|&side| {
+                self.flags[side.index()]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.load(Relaxed) & R != 0)
+                    .map(move |(i, _)| (side, i as u64))
+            })
+            .collect();
+        while !frontier.is_empty() {
+            frontier = frontier
+                .par_iter()
+                .flat_map_iter(|&(side, i)| {
+                    let pos = self.solver.index.decode(i, side).expect("draws decode");
+                    let prev = side.opponent();
+                    let mut found = vec![];
+                    pos.for_each_unmove(&[], |_, p| {
+                        let j = self.solver.index.encode(p).expect("un-moves keep material");
+                        let cell = &self.flags[prev.index()][j as usize];
+                        let f = cell.load(Relaxed);
+                        if f & IN_D != 0 && f & R == 0 && cell.fetch_or(R, Relaxed) & R == 0 {
+                            found.push((prev, j));
+                        }
+                    });
+                    found
+                })
+                .collect();
+        }
+    }
+
+    fn run(&self) -> Result<(), GenError> {
+        if self.mark_forced()? == 0 {
+            return Ok(());
+        }
+        self.mark_region();
+        // mu X: X grows from the empty set.
+        loop {
+            // nu Y: Y shrinks from every draw.
+            self.for_draws(|_, _, c| {
+                c.fetch_or(Y, Relaxed);
+            });
+            loop {
+                self.solve_z()?;
+                if !self.copy_bit(Z, Y) {
+                    break;
+                }
+            }
+            if !self.copy_bit(Y, X) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl Solver<'_> {
+    /// Applies the perpetual-check rule to the draws left by the mate search and returns how
+    /// many positions (slots) it changed per side to move.
+    pub(crate) fn apply_perpetual_rule(&self) -> Result<RuleCounts, GenError> {
+        let material = self.index.material();
+        let mut counts: RuleCounts = [(0, 0); 2];
+        for p in Color::ALL {
+            let o = p.opponent();
+            let can_check = Role::ALL
+                .iter()
+                .any(|&r| r.is_attacker() && material.count(o, r) > 0);
+            if !can_check {
+                continue;
+            }
+            let flags = Color::ALL.map(|side| {
+                self.values[side.index()]
+                    .par_iter()
+                    .map(|v| {
+                        AtomicU8::new(if v.load(Relaxed) == STORED_DRAW {
+                            IN_D
+                        } else {
+                            0
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            });
+            let pass = Pass {
+                solver: self,
+                p,
+                flags,
+            };
+            pass.run()?;
+            for side in Color::ALL {
+                let marker = if side == p {
+                    STORED_RULE_WIN
+                } else {
+                    STORED_RULE_LOSS
+                };
+                let n = pass.flags[side.index()]
+                    .par_iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.load(Relaxed) & (IN_D | R | X) == IN_D | R | X)
+                    .map(|(i, _)| {
+                        self.values[side.index()][i].store(marker, Relaxed);
+                    })
+                    .count() as u64;
+                if side == p {
+                    counts[side.index()].0 += n;
+                } else {
+                    counts[side.index()].1 += n;
+                }
+            }
+        }
+        Ok(counts)
+    }
+}

@@ -1,0 +1,100 @@
+//! The `asian` rule set: perpetual check (長將) loses.
+
+use canju::generate::{GenOptions, generate_all};
+use canju::material::Material;
+use canju::probe::{RuleSet, Tablebase};
+use canju::rules::{Color, Position};
+use canju::value::Value;
+use canju::verify::verify_table;
+
+fn tablebases(dir: &std::path::Path, sets: &[Material]) -> (Tablebase, Tablebase) {
+    let plain = Tablebase::with_rules(dir, RuleSet::Plain);
+    let asian = Tablebase::with_rules(dir, RuleSet::Asian);
+    generate_all(&plain, sets, &GenOptions::default()).unwrap();
+    generate_all(&asian, sets, &GenOptions::default()).unwrap();
+    (plain, asian)
+}
+
+fn krkn() -> Vec<Material> {
+    vec![Material::parse("KRKN").unwrap()]
+}
+
+#[test]
+fn a_horse_that_can_only_check_forever_loses() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, asian) = tablebases(dir.path(), &krkn());
+    // Black's horse holds only by checking on every move: a draw without the rule, a loss
+    // for black with it; red to move in the position before wins by the rule.
+    let black = Position::from_fen("9/9/4k4/9/9/9/9/3n5/9/R2K5 b").unwrap();
+    assert_eq!(plain.probe(&black).unwrap(), Value::Draw);
+    assert_eq!(asian.probe(&black).unwrap(), Value::LossByRule);
+    for &mv in black.legal_moves().iter() {
+        let after = black.after(mv);
+        if plain.probe(&after).unwrap() == Value::Draw {
+            assert!(after.in_check(), "{mv} keeps the draw without checking");
+        }
+        // Under the rule every black move loses.
+        assert!(asian.probe(&after).unwrap().is_win(), "{mv}");
+    }
+    let red = Position::from_fen("9/9/4k4/9/9/9/9/9/1n7/R2K5 w").unwrap();
+    assert_eq!(plain.probe(&red).unwrap(), Value::Draw);
+    assert_eq!(asian.probe(&red).unwrap(), Value::WinByRule);
+    assert_eq!(asian.probe(&red.color_swapped()).unwrap(), Value::WinByRule);
+}
+
+#[test]
+fn checking_now_and_then_is_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, asian) = tablebases(dir.path(), &krkn());
+    // Black must check now (every quiet move loses), but can later make quiet moves again
+    // (一將一閑): the rule does not apply and the position stays a draw.
+    let pos = Position::from_fen("9/9/4k4/9/9/9/9/3R5/9/3K3n1 b").unwrap();
+    for &mv in pos.legal_moves().iter() {
+        let after = pos.after(mv);
+        if !after.in_check() {
+            assert!(
+                plain.probe(&after).unwrap().is_win(),
+                "{mv} is a quiet move that holds"
+            );
+        }
+    }
+    assert_eq!(plain.probe(&pos).unwrap(), Value::Draw);
+    assert_eq!(asian.probe(&pos).unwrap(), Value::Draw);
+}
+
+#[test]
+fn the_rule_changes_only_draws_and_tables_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let sets = Material::all_up_to(4);
+    let (plain, asian) = tablebases(dir.path(), &sets);
+    let mut changed = [0u64; 2];
+    for m in &sets {
+        let p = plain.table(*m).unwrap();
+        let a = asian.table(*m).unwrap();
+        assert_eq!(a.rules(), "asian");
+        assert_eq!(p.rules(), "plain");
+        for i in 0..p.index.size() {
+            for turn in Color::ALL {
+                let Some(pos) = p.index.decode(i, turn) else {
+                    continue;
+                };
+                if p.index.encode(&pos) != Some(i) || pos.validate().is_err() {
+                    continue;
+                }
+                let (vp, va) = (p.value(&pos).unwrap(), a.value(&pos).unwrap());
+                if va != vp {
+                    assert_eq!(vp, Some(Value::Draw), "{m} {}", pos.fen());
+                    assert!(va.unwrap().is_by_rule(), "{m} {}", pos.fen());
+                    changed[turn.index()] += 1;
+                }
+            }
+        }
+        verify_table(&asian, *m).unwrap();
+    }
+    // KRKN is the only set up to 4 men the rule changes (slots, not mirrored positions).
+    println!(
+        "changed by the rule: red to move {}, black to move {}",
+        changed[0], changed[1]
+    );
+    assert!(changed[0] > 0 && changed[1] > 0);
+}
