@@ -14,5 +14,6 @@ pub mod material;
 pub mod probe;
 pub mod rules;
 pub mod table;
+pub mod theory;
 pub mod value;
 pub mod verify;

@@ -6,6 +6,7 @@ use canju::material::Material;
 use canju::probe::{RuleSet, Tablebase};
 use canju::rules::{Color, Notation, Position};
 use canju::table::SideStats;
+use canju::theory::{Catalogue, Verdict, verdict};
 use canju::value::Value;
 use canju::verify::verify_table;
 use clap::{Parser, Subcommand};
@@ -109,6 +110,38 @@ enum Command {
     },
     /// Every table in the folder: rule set, positions, bytes, bits per position.
     Info {
+        /// Print a JSON list.
+        #[arg(long)]
+        json: bool,
+        /// Table folder.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+        #[arg(long, default_value = "asian")]
+        rules: RuleSet,
+    },
+    /// How the tables bear out the book grade of a named endgame (generates what it needs).
+    Verdict {
+        /// Material set, attacker first (ASCII or Chinese: 马对单将, 炮双相对单将).
+        material: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Do not generate missing tables.
+        #[arg(long)]
+        no_gen: bool,
+        /// Table folder.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+        #[arg(long, default_value = "asian")]
+        rules: RuleSet,
+    },
+    /// Every catalogue entry up to N men: book grade against measured grade.
+    Theory {
+        /// Largest sets to include (generated if missing).
+        #[arg(long, default_value_t = 4)]
+        men: u32,
         /// Print a JSON list.
         #[arg(long)]
         json: bool,
@@ -354,7 +387,7 @@ fn run(command: Command) -> Result<()> {
                 });
                 println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
-                println!("{}", verdict(&pos, value));
+                println!("{}", verdict_line(&pos, value));
                 let mut text = String::new();
                 let mut number = 1;
                 for (k, (side, zh, _, _)) in moves.iter().enumerate() {
@@ -374,6 +407,102 @@ fn run(command: Command) -> Result<()> {
                 }
                 if p.legal_moves().is_empty() && !line.is_empty() {
                     println!("{} has no legal move: mate", p.turn());
+                }
+            }
+        }
+        Command::Verdict {
+            material,
+            json,
+            no_gen,
+            dir,
+            rules,
+        } => {
+            let m = parse_material(&material)?;
+            let tb = Tablebase::with_rules(&dir, rules);
+            if !no_gen && !tb.has(m) {
+                let opts = GenOptions {
+                    threads: 0,
+                    progress: !json,
+                    force: false,
+                };
+                generate_all(&tb, &[m], &opts)?;
+            }
+            let catalogue = Catalogue::builtin();
+            let v = verdict(&tb, m, &catalogue)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                print_verdict(&v, catalogue.find(m));
+            }
+        }
+        Command::Theory {
+            men,
+            json,
+            dir,
+            rules,
+        } => {
+            let tb = Tablebase::with_rules(&dir, rules);
+            let catalogue = Catalogue::builtin();
+            let mut rows = vec![];
+            for e in &catalogue.entries {
+                let m = e.material();
+                if m.men() > men && !tb.has(m) {
+                    rows.push((e, None));
+                    continue;
+                }
+                if !tb.has(m) {
+                    let opts = GenOptions {
+                        threads: 0,
+                        progress: !json,
+                        force: false,
+                    };
+                    generate_all(&tb, &[m], &opts)?;
+                }
+                rows.push((e, Some(verdict(&tb, m, &catalogue)?)));
+            }
+            if json {
+                let list: Vec<_> = rows
+                    .iter()
+                    .map(|(e, v)| serde_json::json!({"name": e.chinese[0], "entry": e, "verdict": v}))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else {
+                println!(
+                    "{:<14} {:<12} {:<5} {:<6} {:<9} {:>7} {:>7}   (quiet positions, defender to move)",
+                    "name", "material", "book", "tables", "", "win", "draw"
+                );
+                for (e, v) in &rows {
+                    match v {
+                        None => println!(
+                            "{} {:<12} {:<5} {:<5} {}",
+                            pad(&e.chinese[0], 14),
+                            e.material,
+                            pad(&e.grade, 5),
+                            " -   ",
+                            format_args!(
+                                "not generated ({} men > --men {men})",
+                                e.material().men()
+                            )
+                        ),
+                        Some(v) => {
+                            let q = &v.quiet[1];
+                            let share = |n: u64| 100.0 * n as f64 / q.positions.max(1) as f64;
+                            println!(
+                                "{} {:<12} {} {}  {:<9} {:>6.1}% {:>6.1}%",
+                                pad(&e.chinese[0], 14),
+                                e.material,
+                                pad(&e.grade, 5),
+                                pad(v.measured_grade.chinese(), 5),
+                                match (v.agrees, v.exact) {
+                                    (_, Some(true)) => "exact",
+                                    (Some(true), _) => "agrees",
+                                    _ => "DISAGREES",
+                                },
+                                share(q.attacker_wins),
+                                share(q.draws)
+                            );
+                        }
+                    }
                 }
             }
         }
@@ -453,7 +582,7 @@ fn run(command: Command) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
                 print!("{}", render_board(&pos, use_color()));
-                println!("{}", verdict(&pos, value));
+                println!("{}", verdict_line(&pos, value));
                 for (mv, v) in &moves {
                     println!(
                         "  {:<10} {:<8} {}  {}",
@@ -490,8 +619,79 @@ fn open_with_tables(
     Ok(tb)
 }
 
+/// Pads a string that may hold double-width characters to `width` columns.
+fn pad(s: &str, width: usize) -> String {
+    let cols: usize = s.chars().map(|c| if c.is_ascii() { 1 } else { 2 }).sum();
+    format!("{s}{}", " ".repeat(width.saturating_sub(cols)))
+}
+
+fn print_verdict(v: &Verdict, entry: Option<&canju::theory::Entry>) {
+    println!("{} ({})", v.chinese, v.material);
+    match (entry, v.book_grade) {
+        (Some(e), Some(g)) => println!(
+            "  book grade: {g} ({}){}",
+            e.source,
+            e.note.as_ref().map_or(String::new(), |n| format!(" - {n}"))
+        ),
+        _ => println!("  book grade: not in the catalogue"),
+    }
+    println!(
+        "  measured grade: {} (rule: attacker's smallest win share over quiet positions)",
+        v.measured_grade
+    );
+    if let (Some(agrees), Some(exact)) = (v.agrees, v.exact) {
+        println!(
+            "  the tables {}",
+            if exact {
+                "confirm the book grade exactly"
+            } else if agrees {
+                "agree with the book grade's class (win / mostly drawn)"
+            } else {
+                "DISAGREE with the book grade"
+            }
+        );
+    }
+    for (label, shares) in [("all positions", &v.all), ("quiet positions", &v.quiet)] {
+        for (who, s) in ["attacker to move", "defender to move"]
+            .iter()
+            .zip(shares.iter())
+        {
+            let p = |n: u64| 100.0 * n as f64 / s.positions.max(1) as f64;
+            println!(
+                "  {label}, {who}: {} positions, attacker wins {:.2}%, draws {:.2}%, defender wins {:.2}%",
+                s.positions,
+                p(s.attacker_wins),
+                p(s.draws),
+                p(s.defender_wins)
+            );
+        }
+    }
+    let (title, list) = if v.book_grade.is_some_and(|g| g.is_win_class()) {
+        (
+            "quiet positions the attacker does not win",
+            &v.quiet_not_won,
+        )
+    } else {
+        (
+            "quiet positions the attacker wins (longest first)",
+            &v.quiet_won,
+        )
+    };
+    if !list.is_empty() {
+        println!("  {title}:");
+        for fen in list {
+            println!("    {fen}");
+            if let Ok(p) = Position::from_fen(fen) {
+                for line in render_board(&p, use_color()).lines() {
+                    println!("      {line}");
+                }
+            }
+        }
+    }
+}
+
 /// "red wins, mate in 23 plies" / "draw" / "black to move loses in 12".
-fn verdict(pos: &Position, v: Value) -> String {
+fn verdict_line(pos: &Position, v: Value) -> String {
     let side = pos.turn();
     match v {
         Value::Win(n) => format!("{side} to move wins, mate in {n} plies"),

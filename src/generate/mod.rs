@@ -65,6 +65,27 @@ pub enum GenError {
         /// The position.
         fen: String,
     },
+    /// The set needs more memory than this machine has.
+    #[error(
+        "{material}: {slots} slots per side need about {need_gib:.1} GiB while generating, \
+         {avail_gib:.1} GiB is available; at the rate measured on smaller sets \
+         (about 0.3 million slots per second per thread) it would also take about {hours:.0} hours \
+         on {threads} threads"
+    )]
+    TooLarge {
+        /// The set.
+        material: String,
+        /// Slots per side to move.
+        slots: u64,
+        /// Memory needed, GiB.
+        need_gib: f64,
+        /// Memory available, GiB.
+        avail_gib: f64,
+        /// Estimated hours.
+        hours: f64,
+        /// Threads.
+        threads: usize,
+    },
     /// The thread pool could not start.
     #[error("thread pool: {0}")]
     Threads(String),
@@ -119,6 +140,12 @@ pub fn generate_all(
         .num_threads(opts.threads)
         .build()
         .map_err(|e| GenError::Threads(e.to_string()))?;
+    // Refuse up front, before hours of work on sub-tables, if any set cannot fit in memory.
+    for &m in &order {
+        if !tb.has(m) || (opts.force && wanted.contains(&m)) {
+            check_fits(m, pool.current_num_threads())?;
+        }
+    }
     let mut reports = vec![];
     for m in order {
         let rebuild = opts.force && wanted.contains(&m);
@@ -567,6 +594,43 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
         rule_loss_fen: fen(acc.rule_loss_at),
         ..acc.s
     }
+}
+
+/// Memory the generator needs for a set: two bytes per slot and side to move, plus one flag byte
+/// per slot and side during the perpetual-check pass.
+pub fn memory_needed(m: Material) -> u64 {
+    MaterialIndex::new(m.canonical()).size() * 6
+}
+
+fn check_fits(m: Material, threads: usize) -> Result<(), GenError> {
+    let need = memory_needed(m);
+    let avail = available_memory();
+    if avail > 0 && need > avail / 10 * 9 {
+        let slots = MaterialIndex::new(m.canonical()).size();
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        return Err(GenError::TooLarge {
+            material: m.name(),
+            slots,
+            need_gib: gib(need),
+            avail_gib: gib(avail),
+            hours: 2.0 * slots as f64 / (300_000.0 * threads as f64) / 3600.0,
+            threads,
+        });
+    }
+    Ok(())
+}
+
+/// Memory available to new allocations in bytes (Linux `MemAvailable`; 0 if unknown).
+pub fn available_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
 }
 
 /// Peak resident memory of this process in bytes (Linux; 0 elsewhere).
