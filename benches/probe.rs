@@ -1,0 +1,110 @@
+//! Table sizes and warm probe latency.
+//!
+//! `cargo bench --bench probe` generates every set up to `PROBE_MEN` men (default 4) into
+//! `PROBE_DIR` (default: a temporary folder; point it at an existing folder to reuse tables),
+//! then prints bits per position of the compressed WDL and DTM sections and the latency of
+//! warm WDL and DTM probes of random legal positions through memory-mapped files.
+
+use canju::generate::{GenOptions, generate_all};
+use canju::material::Material;
+use canju::probe::{RuleSet, Tablebase};
+use canju::rules::{Color, Position};
+use canju::table::SectionKind;
+use std::time::Instant;
+
+fn main() {
+    let men: u32 = std::env::var("PROBE_MEN")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(4);
+    let rules: RuleSet = std::env::var("PROBE_RULES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_default();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = std::env::var("PROBE_DIR").map_or(tmp.path().to_path_buf(), Into::into);
+    let tb = Tablebase::with_rules(&dir, rules);
+    let sets = Material::all_up_to(men);
+    let t = Instant::now();
+    generate_all(&tb, &sets, &GenOptions::default()).unwrap();
+    println!(
+        "{} sets up to {men} men ready in {:.1} s ({rules})",
+        sets.len(),
+        t.elapsed().as_secs_f64()
+    );
+
+    // Sizes: positions as a player counts them, both sides to move.
+    let (mut positions, mut wdl, mut dtm, mut file) = (0u64, 0u64, 0u64, 0u64);
+    for &m in &sets {
+        let t = tb.table(m).unwrap();
+        positions += t.stats()[0].positions + t.stats()[1].positions;
+        wdl += t.file.section_bytes(SectionKind::Wdl);
+        dtm += t.file.section_bytes(SectionKind::Dtm);
+        file += t.file.file_bytes();
+    }
+    let bits = |b: u64| 8.0 * b as f64 / positions as f64;
+    println!("positions {positions}, files {:.2} MB", file as f64 / 1e6);
+    println!(
+        "WDL {:.2} MB, {:.3} bits per position (xiangqitb 0.16, Syzygy ~0.1)",
+        wdl as f64 / 1e6,
+        bits(wdl)
+    );
+    println!(
+        "DTM {:.2} MB, {:.3} bits per position (xiangqitb 1.10)",
+        dtm as f64 / 1e6,
+        bits(dtm)
+    );
+
+    // Random legal positions from the largest sets.
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let big: Vec<Material> = {
+        let mut v = sets.clone();
+        v.sort_by_key(|m| std::cmp::Reverse(tb.table(*m).unwrap().index.size()));
+        v.truncate(10);
+        v
+    };
+    let mut sample: Vec<Position> = vec![];
+    while sample.len() < 100_000 {
+        let t = tb.table(big[(next() % big.len() as u64) as usize]).unwrap();
+        let i = next() % t.index.size();
+        let turn = if next() % 2 == 0 {
+            Color::Red
+        } else {
+            Color::Black
+        };
+        if let Some(p) = t.index.decode(i, turn) {
+            if t.index.encode(&p) == Some(i) && p.validate().is_ok() {
+                sample.push(p);
+            }
+        }
+    }
+    for p in &sample {
+        tb.probe_wdl(p).unwrap();
+    }
+    for (name, f) in [
+        (
+            "WDL",
+            &(|p: &Position| tb.probe_wdl(p).map(|_| ())) as &dyn Fn(&Position) -> _,
+        ),
+        ("DTM", &(|p: &Position| tb.probe_dtm(p).map(|_| ()))),
+    ] {
+        let rounds = 5;
+        let t = Instant::now();
+        for _ in 0..rounds {
+            for p in &sample {
+                f(p).unwrap();
+            }
+        }
+        let ns = t.elapsed().as_nanos() as f64 / (rounds * sample.len()) as f64;
+        println!(
+            "warm {name} probe: {:.0} ns per position (one thread; Syzygy 2-3 us)",
+            ns
+        );
+    }
+}
