@@ -78,10 +78,11 @@ fn main() {
         } else {
             Color::Black
         };
-        if let Some(p) = t.index.decode(i, turn) {
-            if t.index.encode(&p) == Some(i) && p.validate().is_ok() {
-                sample.push(p);
-            }
+        if let Some(p) = t.index.decode(i, turn)
+            && t.index.encode(&p) == Some(i)
+            && p.validate().is_ok()
+        {
+            sample.push(p);
         }
     }
     for p in &sample {
