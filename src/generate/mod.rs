@@ -221,19 +221,29 @@ impl Solver<'_> {
             return Ok([STORED_ILLEGAL; 2]);
         }
         let mut pos = self.index.position_of(sq, Color::Red);
-        let red = self.initial(&pos, sq, succ)?;
+        // Each side's check status serves twice: legality with the other side to move, and
+        // the move generator with this side to move.
+        let checked = Color::ALL.map(|c| pos.is_in_check(c));
+        let red = self.initial(&pos, checked, sq, succ)?;
         pos.set_turn(Color::Black);
-        let black = self.initial(&pos, sq, succ)?;
+        let black = self.initial(&pos, checked, sq, succ)?;
         Ok([red, black])
     }
 
-    /// Initial stored value of `pos`, whose pieces stand on the square list `sq`.
-    fn initial(&self, pos: &Position, sq: &mut [u8], succ: &mut Vec<u64>) -> Result<u16, GenError> {
+    /// Initial stored value of `pos`, whose pieces stand on the square list `sq`; `checked`
+    /// says which generals are attacked.
+    fn initial(
+        &self,
+        pos: &Position,
+        checked: [bool; 2],
+        sq: &mut [u8],
+        succ: &mut Vec<u64>,
+    ) -> Result<u16, GenError> {
         let turn = pos.turn();
-        if pos.is_in_check(turn.opponent()) {
+        if checked[turn.opponent().index()] {
             return Ok(STORED_ILLEGAL);
         }
-        let moves = pos.legal_moves();
+        let moves = pos.legal_moves_knowing_check(checked[turn.index()]);
         if moves.is_empty() {
             return Ok(0);
         }

@@ -338,13 +338,18 @@ impl Position {
     /// Every legal move of the side to move. Empty means the side to move has lost
     /// (checkmate or stalemate).
     pub fn legal_moves(&self) -> MoveList {
+        self.legal_moves_knowing_check(self.in_check())
+    }
+
+    /// [`Position::legal_moves`] when the caller already knows whether the side to move is in
+    /// check (`in_check` must be right).
+    pub fn legal_moves_knowing_check(&self, in_check: bool) -> MoveList {
         let mut list = self.pseudo_legal_moves();
         let us = self.turn;
         let g = self.generals[us.index()];
         if g == NO_SQUARE {
             return list;
         }
-        let in_check = self.is_attacked(sq(g), us.opponent());
         let mut scratch = self.clone();
         list.retain(|mv| {
             (!in_check && !may_expose_general(g, mv)) || scratch.leaves_general_safe(mv)
