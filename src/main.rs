@@ -73,6 +73,9 @@ enum Command {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+        /// Also list every position the perpetual-check rule decided (FEN and value).
+        #[arg(long)]
+        list_rule_changes: bool,
         /// Table folder.
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
@@ -270,12 +273,16 @@ fn run(command: Command) -> Result<()> {
         Command::Stats {
             material,
             json,
+            list_rule_changes,
             dir,
             rules,
         } => {
             let m = parse_material(&material)?;
             let tb = Tablebase::with_rules(&dir, rules);
             let table = tb.table(m)?;
+            if list_rule_changes {
+                list_rule_decided(&table, m);
+            }
             let mut stats = table.stats().clone();
             let stored = table.material;
             // Report in the colouring the user asked for.
@@ -617,6 +624,32 @@ fn open_with_tables(
         generate_all(&tb, &[m], &opts)?;
     }
     Ok(tb)
+}
+
+/// Prints every legal position whose value the perpetual-check rule decided, one a line, in
+/// the colouring the user named (one of each mirror pair).
+fn list_rule_decided(table: &canju::probe::Table, m: Material) {
+    let index = &table.index;
+    for i in 0..index.size() {
+        for turn in [Color::Red, Color::Black] {
+            let Some(pos) = index.decode(i, turn) else {
+                continue;
+            };
+            if index.encode(&pos) != Some(i) || pos.validate().is_err() {
+                continue;
+            }
+            if let Ok(Some(v)) = table.value(&pos)
+                && v.is_by_rule()
+            {
+                let shown = if table.material == m {
+                    pos
+                } else {
+                    pos.color_swapped()
+                };
+                println!("{}  {v}", shown.fen());
+            }
+        }
+    }
 }
 
 /// Pads a string that may hold double-width characters to `width` columns.
