@@ -1,4 +1,30 @@
 //! Probing: open a directory of tables and ask for the value of a position.
+//!
+//! ```
+//! use canju::generate::{generate_all, GenOptions};
+//! use canju::material::Material;
+//! use canju::probe::{Tablebase, Wdl};
+//! use canju::rules::Position;
+//! use canju::value::Value;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let tb = Tablebase::open(dir.path());
+//! // Horse against a lone general, and the sets its captures lead to.
+//! generate_all(&tb, &[Material::parse("马对单将").unwrap()], &GenOptions::default()).unwrap();
+//!
+//! let pos = Position::from_fen("3k5/9/9/9/9/9/9/4N4/9/4K4 w").unwrap();
+//! assert_eq!(tb.probe_wdl(&pos).unwrap(), Wdl::Win);
+//! assert_eq!(tb.probe_dtm(&pos).unwrap(), Value::Win(5));
+//! let line = tb.principal_variation(&pos).unwrap();
+//! assert_eq!(line.len(), 5);
+//! // Every best move keeps the value.
+//! for mv in tb.best_moves(&pos).unwrap() {
+//!     assert_eq!(tb.probe(&pos.after(mv)).unwrap().parent(), Value::Win(5));
+//! }
+//! // A missing table is an error that names the material set.
+//! let other = Position::from_fen("3k5/9/9/9/9/9/9/4R4/9/4K4 w").unwrap();
+//! assert!(tb.probe(&other).unwrap_err().to_string().contains("KRK"));
+//! ```
 
 use crate::index::MaterialIndex;
 use crate::material::Material;
@@ -163,12 +189,17 @@ impl Table {
     }
 }
 
-/// A directory of tables, opened lazily. `Send + Sync`.
+/// A directory of tables, opened lazily. `Send + Sync`: share one between threads.
 pub struct Tablebase {
     dir: PathBuf,
     rules: RuleSet,
     tables: RwLock<HashMap<Material, Arc<Table>>>,
 }
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Tablebase>();
+};
 
 impl Tablebase {
     /// Tables in `dir` under the default rule set (`asian`). The directory need not exist yet.
