@@ -1,5 +1,7 @@
 //! The `asian` rule set: perpetual check (長將) loses.
 
+mod common;
+
 use canju::generate::{GenOptions, generate_all};
 use canju::material::Material;
 use canju::probe::{RuleSet, Tablebase};
@@ -97,4 +99,87 @@ fn the_rule_changes_only_draws_and_tables_verify() {
         changed[0], changed[1]
     );
     assert!(changed[0] > 0 && changed[1] > 0);
+}
+
+/// The asian rule by an independent solver over the explicit move graph of KRKN and below
+/// (FEN-keyed positions, the nested fixpoint written out naively per side).
+#[test]
+fn the_rule_matches_an_independent_solver() {
+    let m = Material::parse("KRKN").unwrap();
+    let g = common::Graph::new(m);
+    let plain_vals = common::plain_values(&g);
+    let n = g.positions.len();
+    let mut asian_vals = plain_vals.clone();
+    for p in Color::ALL {
+        let draw: Vec<bool> = plain_vals.iter().map(|v| *v == Value::Draw).collect();
+        // A position p already wins, from its side to move's value.
+        let fixed_win = |j: usize| {
+            let v = plain_vals[j];
+            if g.positions[j].turn() == p {
+                v.is_win()
+            } else {
+                v.is_loss()
+            }
+        };
+        let pre = |v: usize, x: &[bool], y: &[bool], z: &[bool]| {
+            let side = g.positions[v].turn();
+            let ok = |&(j, check): &(usize, bool)| {
+                if !draw[j] {
+                    fixed_win(j)
+                } else if check {
+                    z[j]
+                } else if side == p {
+                    y[j]
+                } else {
+                    x[j]
+                }
+            };
+            if side == p {
+                g.succ[v].iter().any(ok)
+            } else {
+                g.succ[v].iter().all(ok)
+            }
+        };
+        let mut x = vec![false; n];
+        loop {
+            let mut y = draw.clone();
+            loop {
+                let mut z = vec![false; n];
+                loop {
+                    let add: Vec<usize> = (0..n)
+                        .filter(|&v| draw[v] && !z[v] && pre(v, &x, &y, &z))
+                        .collect();
+                    if add.is_empty() {
+                        break;
+                    }
+                    for v in add {
+                        z[v] = true;
+                    }
+                }
+                if z == y {
+                    break;
+                }
+                y = z;
+            }
+            if y == x {
+                break;
+            }
+            x = y;
+        }
+        for v in (0..n).filter(|&v| x[v]) {
+            asian_vals[v] = if g.positions[v].turn() == p {
+                Value::WinByRule
+            } else {
+                Value::LossByRule
+            };
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_, asian) = tablebases(dir.path(), &krkn());
+    let mut by_rule = 0;
+    for (pos, want) in g.positions.iter().zip(&asian_vals) {
+        assert_eq!(asian.probe(pos).unwrap(), *want, "{}", pos.fen());
+        by_rule += want.is_by_rule() as usize;
+    }
+    assert!(by_rule > 1000, "{by_rule}");
 }
