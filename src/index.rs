@@ -214,6 +214,8 @@ pub struct MaterialIndex {
     /// The piece of each slot of a square list, in index order: red defenders (general,
     /// advisors, elephants), black defenders, then each group's pieces.
     layout: Vec<Piece>,
+    /// First entry of the layout for each colour and kind (`usize::MAX` if none).
+    starts: [usize; 14],
 }
 
 /// Most men a material set can have.
@@ -297,7 +299,12 @@ impl MaterialIndex {
         for g in &groups {
             layout.extend(std::iter::repeat_n(Piece::new(g.color, g.role), g.count));
         }
+        let mut starts = [usize::MAX; 14];
+        for (i, piece) in layout.iter().enumerate().rev() {
+            starts[piece.color.index() * 7 + piece.role.index()] = i;
+        }
         MaterialIndex {
+            starts,
             layout,
             material,
             defenders,
@@ -444,13 +451,7 @@ impl MaterialIndex {
     /// differs from this index's.
     pub fn squares_of(&self, pos: &Position, out: &mut [u8]) -> Option<()> {
         let mut filled = [0usize; 14];
-        let mut starts = [usize::MAX; 14];
-        for (i, piece) in self.layout.iter().enumerate() {
-            let k = piece.color.index() * 7 + piece.role.index();
-            if starts[k] == usize::MAX {
-                starts[k] = i;
-            }
-        }
+        let starts = &self.starts;
         let mut total = 0;
         for (sq, piece) in pos.pieces() {
             let k = piece.color.index() * 7 + piece.role.index();

@@ -164,7 +164,7 @@ impl Material {
         }
     }
 
-    fn side_key(&self, color: Color) -> (u32, u32, String) {
+    fn side_key(&self, color: Color) -> (u32, u32, [u8; 16]) {
         let value = |r: Role| match r {
             Role::Rook => 9,
             Role::Horse => 4,
@@ -183,7 +183,19 @@ impl Material {
             .iter()
             .map(|&r| c[r.index()] as u32 * value(r))
             .sum();
-        (attack, all, self.side_name(color))
+        // The side's name (K, then R N C P A B by count) as bytes, compared like the string.
+        let mut name = [0u8; 16];
+        name[0] = b'K';
+        let mut n = 1;
+        for role in NAME_ORDER {
+            for _ in 0..c[role.index()] {
+                if n < name.len() {
+                    name[n] = role.letter() as u8;
+                    n += 1;
+                }
+            }
+        }
+        (attack, all, name)
     }
 
     /// True if this colouring is the one tables are stored in: red is the stronger side

@@ -48,8 +48,8 @@ pub const EXTENSION: &str = "ctb";
 const ZSTD_LEVEL: i32 = 15;
 /// Largest header a reader accepts (a corrupted length must not make it allocate gigabytes).
 const MAX_HEADER: u32 = 64 << 20;
-/// Decompressed blocks kept per table.
-const CACHE_SLOTS: usize = 64;
+/// Most decompressed blocks kept per table (a table with fewer blocks keeps them all).
+const CACHE_SLOTS: usize = 256;
 
 /// Win/draw/loss counts and the longest win for one side to move.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode, Serialize)]
@@ -414,12 +414,15 @@ impl TableFile {
         // place, so a finished file is never modified while mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
         let (header, payload_start) = parse_header(path, &map)?;
+        let blocks = header.wdl.offsets.len() + header.dtm.offsets.len();
         Ok(TableFile {
             path: path.to_path_buf(),
             map,
             header,
             payload_start,
-            cache: (0..CACHE_SLOTS).map(|_| Mutex::new(None)).collect(),
+            cache: (0..CACHE_SLOTS.min(blocks))
+                .map(|_| Mutex::new(None))
+                .collect(),
         })
     }
 
@@ -491,7 +494,12 @@ impl TableFile {
 
     fn cached_block(&self, kind: SectionKind, b: usize) -> Result<Arc<Vec<u8>>, TableError> {
         let key = ((kind as u64) << 40) | b as u64;
-        let slot = &self.cache[(b.wrapping_mul(0x9E37_79B9) ^ kind as usize) % CACHE_SLOTS];
+        // Direct-mapped: WDL blocks first, then DTM blocks, so a small table never collides.
+        let n = match kind {
+            SectionKind::Wdl => b,
+            SectionKind::Dtm => self.header.wdl.offsets.len() - 1 + b,
+        };
+        let slot = &self.cache[n % self.cache.len()];
         if let Some((k, block)) = slot.lock().expect("cache lock").as_ref()
             && *k == key
         {
