@@ -606,10 +606,10 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
     }
 }
 
-/// Memory the generator needs for a set: two bytes per slot and side to move, plus one flag byte
-/// per slot and side during the perpetual-check pass.
+/// Memory the generator needs for a set: two bytes per slot and side to move, plus a flag byte
+/// and a counter byte per slot and side during the perpetual-check pass.
 pub fn memory_needed(m: Material) -> u64 {
-    MaterialIndex::new(m.canonical()).size() * 6
+    MaterialIndex::new(m.canonical()).size() * 8
 }
 
 fn check_fits(m: Material, threads: usize) -> Result<(), GenError> {

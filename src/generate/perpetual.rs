@@ -39,6 +39,21 @@ struct Pass<'s, 'a> {
     solver: &'s Solver<'a>,
     p: Color,
     flags: [Vec<AtomicU8>; 2],
+    /// Unresolved checking moves of opponent-to-move positions during one Z attractor.
+    counters: [Vec<AtomicU8>; 2],
+}
+
+/// Marks a position that cannot join Z in this attractor.
+const NEVER: u8 = 0xFF;
+
+/// Where a move leads, seen from p.
+enum Edge {
+    /// A fixed result p wins (a plain result or a capture into a sub-table).
+    PWins,
+    /// A fixed result p does not win (a loss for p, or a draw in a sub-table).
+    NotPWin,
+    /// A draw of this table: its slot, and whether the move gives check.
+    Draw(u64, bool),
 }
 
 impl Pass<'_, '_> {
@@ -49,6 +64,32 @@ impl Pass<'_, '_> {
             Some(val) => val.is_loss(),
             None => false,
         }
+    }
+
+    /// Where move `mv` leads, for the attractor.
+    fn classify(&self, pos: &Position, mv: crate::rules::Move) -> Result<Edge, GenError> {
+        let next = pos.turn().opponent();
+        let won = |v: u16| {
+            if self.fixed_win_for_p(next, v) {
+                Edge::PWins
+            } else {
+                Edge::NotPWin
+            }
+        };
+        if pos.is_capture(mv) {
+            return Ok(won(self.solver.capture_value_raw(pos, mv)?.to_stored()));
+        }
+        let after = pos.after(mv);
+        let j = self
+            .solver
+            .index
+            .encode(&after)
+            .expect("quiet move keeps material");
+        let v = self.solver.values[next.index()][j as usize].load(Relaxed);
+        if v != STORED_DRAW {
+            return Ok(won(v));
+        }
+        Ok(Edge::Draw(j, after.in_check()))
     }
 
     fn edge_ok(&self, pos: &Position, mv: crate::rules::Move) -> Result<bool, GenError> {
@@ -78,26 +119,6 @@ impl Pass<'_, '_> {
         Ok(self.flags[next.index()][j].load(Relaxed) & need != 0)
     }
 
-    fn pre(&self, i: u64, side: Color) -> Result<bool, GenError> {
-        let pos = self.solver.index.decode(i, side).expect("draws decode");
-        let moves = pos.legal_moves();
-        if side == self.p {
-            for &mv in moves.iter() {
-                if self.edge_ok(&pos, mv)? {
-                    return Ok(true);
-                }
-            }
-            Ok(false)
-        } else {
-            for &mv in moves.iter() {
-                if !self.edge_ok(&pos, mv)? {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        }
-    }
-
     fn for_draws(&self, f: impl Fn(Color, usize, &AtomicU8) + Sync) {
         for side in Color::ALL {
             self.flags[side.index()]
@@ -111,31 +132,146 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// Least fixpoint of Z for the current X and Y.
+    /// Least fixpoint of Z for the current X and Y, as an attractor: a move's label depends
+    /// only on the position it reaches (a check when the side to move there is in check), so
+    /// Z grows backwards along checking moves, with a counter of unresolved checking moves per
+    /// opponent-to-move position, as in the mate search.
+    ///
+    /// A p-to-move position joins at once if a quiet move reaches Y; otherwise when a checking
+    /// move reaches Z. An opponent-to-move position qualifies only if each quiet move reaches
+    /// X or a win of p; it joins when each checking move reaches Z or a win of p.
     fn solve_z(&self) -> Result<(), GenError> {
-        self.for_draws(|_, _, c| {
-            c.fetch_and(!Z, Relaxed);
-        });
-        loop {
-            let changed = AtomicBool::new(false);
-            for side in Color::ALL {
-                self.flags[side.index()]
-                    .par_iter()
-                    .enumerate()
-                    .with_min_len(1024)
-                    .try_for_each(|(i, cell)| {
-                        let f = cell.load(Relaxed);
-                        if f & (IN_D | R | Z) == IN_D | R && self.pre(i as u64, side)? {
-                            cell.fetch_or(Z, Relaxed);
-                            changed.store(true, Relaxed);
+        let o = self.p.opponent();
+        let frontier = std::sync::Mutex::new(Vec::<(Color, u64)>::new());
+        for side in Color::ALL {
+            self.flags[side.index()]
+                .par_iter()
+                .enumerate()
+                .with_min_len(1024)
+                .try_for_each_init(Vec::new, |succ: &mut Vec<(u64, bool)>, (i, cell)| {
+                    let f = cell.fetch_and(!Z, Relaxed);
+                    if f & (IN_D | R) != IN_D | R {
+                        return Ok(());
+                    }
+                    let pos = self
+                        .solver
+                        .index
+                        .decode(i as u64, side)
+                        .expect("draws decode");
+                    // Distinct successors in the draw region, with whether they are checks;
+                    // `None` if some move decides the question at once.
+                    succ.clear();
+                    let mut verdict: Option<bool> = None;
+                    for &mv in pos.legal_moves().iter() {
+                        match self.classify(&pos, mv)? {
+                            Edge::PWins => {
+                                if side == self.p {
+                                    verdict = Some(true);
+                                    break;
+                                }
+                            }
+                            Edge::NotPWin => {
+                                // The opponent escapes to a result p does not win.
+                                if side == o {
+                                    verdict = Some(false);
+                                    break;
+                                }
+                            }
+                            Edge::Draw(j, check) => {
+                                let g =
+                                    self.flags[side.opponent().index()][j as usize].load(Relaxed);
+                                if !check {
+                                    let need = if side == self.p { Y } else { X };
+                                    if g & need != 0 && side == self.p {
+                                        verdict = Some(true);
+                                        break;
+                                    }
+                                    if g & need == 0 && side == o {
+                                        verdict = Some(false);
+                                        break;
+                                    }
+                                } else {
+                                    succ.push((j, check));
+                                }
+                            }
                         }
-                        Ok::<(), GenError>(())
-                    })?;
-            }
-            if !changed.load(Relaxed) {
-                return Ok(());
-            }
+                    }
+                    let counter = &self.counters[side.index()][i];
+                    let joins = match verdict {
+                        Some(v) => v,
+                        None if side == self.p => {
+                            counter.store(NEVER, Relaxed);
+                            false
+                        }
+                        None => {
+                            succ.sort_unstable();
+                            succ.dedup();
+                            counter.store(succ.len().min(250) as u8, Relaxed);
+                            succ.is_empty()
+                        }
+                    };
+                    if verdict == Some(false) {
+                        counter.store(NEVER, Relaxed);
+                    }
+                    if joins {
+                        cell.fetch_or(Z, Relaxed);
+                        frontier
+                            .lock()
+                            .expect("frontier lock")
+                            .push((side, i as u64));
+                    }
+                    Ok::<(), GenError>(())
+                })?;
         }
+        let mut frontier = frontier.into_inner().expect("frontier lock");
+        while !frontier.is_empty() {
+            frontier = frontier
+                .par_iter()
+                .flat_map_iter(|&(side, i)| {
+                    let pos = self.solver.index.decode(i, side).expect("draws decode");
+                    let mut added = vec![];
+                    // Only checking moves into Z help a predecessor.
+                    if !pos.in_check() {
+                        return added;
+                    }
+                    let prev = side.opponent();
+                    let mut preds = vec![];
+                    pos.for_each_unmove(&[], |_, q| {
+                        preds.push(self.solver.index.encode(q).expect("un-moves keep material"));
+                    });
+                    preds.sort_unstable();
+                    preds.dedup();
+                    for j in preds {
+                        let cell = &self.flags[prev.index()][j as usize];
+                        let f = cell.load(Relaxed);
+                        if f & (IN_D | R | Z) != IN_D | R {
+                            continue;
+                        }
+                        let joins = if prev == self.p {
+                            true
+                        } else {
+                            let counter = &self.counters[prev.index()][j as usize];
+                            let mut cur = counter.load(Relaxed);
+                            loop {
+                                if cur == NEVER || cur == 0 {
+                                    break false;
+                                }
+                                match counter.compare_exchange_weak(cur, cur - 1, Relaxed, Relaxed)
+                                {
+                                    Ok(_) => break cur == 1,
+                                    Err(c) => cur = c,
+                                }
+                            }
+                        };
+                        if joins && cell.fetch_or(Z, Relaxed) & Z == 0 {
+                            added.push((prev, j));
+                        }
+                    }
+                    added
+                })
+                .collect();
+        }
+        Ok(())
     }
 
     /// Copies bit `from` onto bit `to` over the draws; true if anything changed.
@@ -266,10 +402,16 @@ impl Solver<'_> {
                     })
                     .collect::<Vec<_>>()
             });
+            let counters = Color::ALL.map(|side| {
+                (0..self.values[side.index()].len())
+                    .map(|_| AtomicU8::new(0))
+                    .collect::<Vec<_>>()
+            });
             let pass = Pass {
                 solver: self,
                 p,
                 flags,
+                counters,
             };
             pass.run()?;
             for side in Color::ALL {
