@@ -12,7 +12,7 @@
 //! assert!(text.lines().last().unwrap().contains("rnbakabnr/"));
 //! ```
 
-use crate::rules::{Color, Piece, Position, Role, Square};
+use crate::rules::{Color, Piece, Position, Square};
 use std::io::IsTerminal;
 
 /// What an empty point looks like: the full-width plus sign, two cells wide like the pieces.
@@ -38,19 +38,7 @@ const ANSI_RESET: &str = "\x1b[0m";
 /// black.
 #[must_use]
 pub fn piece_char(piece: Piece) -> char {
-    match (piece.color, piece.role) {
-        (Color::Red, Role::General) => '帅',
-        (Color::Red, Role::Advisor) => '仕',
-        (Color::Red, Role::Elephant) => '相',
-        (Color::Red, Role::Pawn) => '兵',
-        (Color::Black, Role::General) => '将',
-        (Color::Black, Role::Advisor) => '士',
-        (Color::Black, Role::Elephant) => '象',
-        (Color::Black, Role::Pawn) => '卒',
-        (_, Role::Rook) => '车',
-        (_, Role::Horse) => '马',
-        (_, Role::Cannon) => '炮',
-    }
+    piece.chinese_char()
 }
 
 /// Draws `pos` for a terminal, black at the top.

@@ -10,7 +10,7 @@ use canju::theory::{Catalogue, Verdict, verdict};
 use canju::value::Value;
 use canju::verify::verify_table;
 use clap::{Parser, Subcommand};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// canju (殘局): xiangqi endgame tablebases.
@@ -19,6 +19,23 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// Where the tables are and which rule set they follow.
+#[derive(clap::Args)]
+struct TableArgs {
+    /// Table folder.
+    #[arg(long, default_value = "tables")]
+    dir: PathBuf,
+    /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+    #[arg(long, default_value = "asian")]
+    rules: RuleSet,
+}
+
+impl TableArgs {
+    fn open(&self) -> Tablebase {
+        Tablebase::with_rules(&self.dir, self.rules)
+    }
 }
 
 #[derive(Subcommand)]
@@ -59,12 +76,8 @@ enum Command {
         /// Rebuild the named sets even if their files exist.
         #[arg(long)]
         force: bool,
-        /// Table folder.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
-        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
-        #[arg(long, default_value = "asian")]
-        rules: RuleSet,
+        #[command(flatten)]
+        tables: TableArgs,
     },
     /// Win/draw/loss statistics of a material set.
     Stats {
@@ -76,12 +89,8 @@ enum Command {
         /// Also list every position the perpetual-check rule decided (FEN and value).
         #[arg(long)]
         list_rule_changes: bool,
-        /// Table folder.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
-        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
-        #[arg(long, default_value = "asian")]
-        rules: RuleSet,
+        #[command(flatten)]
+        tables: TableArgs,
     },
     /// Re-derive every stored value of a table from its successors.
     Verify {
@@ -90,12 +99,8 @@ enum Command {
         /// Only check the files' checksums (fast), not the values.
         #[arg(long)]
         checksum: bool,
-        /// Table folder.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
-        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
-        #[arg(long, default_value = "asian")]
-        rules: RuleSet,
+        #[command(flatten)]
+        tables: TableArgs,
     },
     /// The line of best play to mate, numbered like a score sheet.
     Line {
@@ -107,24 +112,16 @@ enum Command {
         /// Do not generate missing tables.
         #[arg(long)]
         no_gen: bool,
-        /// Table folder.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
-        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
-        #[arg(long, default_value = "asian")]
-        rules: RuleSet,
+        #[command(flatten)]
+        tables: TableArgs,
     },
     /// Every table in the folder: rule set, positions, bytes, bits per position.
     Info {
         /// Print a JSON list.
         #[arg(long)]
         json: bool,
-        /// Table folder.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
-        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
-        #[arg(long, default_value = "asian")]
-        rules: RuleSet,
+        #[command(flatten)]
+        tables: TableArgs,
     },
     /// How the tables bear out the book grade of a named endgame (generates what it needs).
     Verdict {
@@ -136,12 +133,8 @@ enum Command {
         /// Do not generate missing tables.
         #[arg(long)]
         no_gen: bool,
-        /// Table folder.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
-        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
-        #[arg(long, default_value = "asian")]
-        rules: RuleSet,
+        #[command(flatten)]
+        tables: TableArgs,
     },
     /// Every catalogue entry up to N men: book grade against measured grade.
     Theory {
@@ -151,12 +144,8 @@ enum Command {
         /// Print a JSON list.
         #[arg(long)]
         json: bool,
-        /// Table folder.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
-        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
-        #[arg(long, default_value = "asian")]
-        rules: RuleSet,
+        #[command(flatten)]
+        tables: TableArgs,
     },
     /// The value of a position, with every move's value; generates missing tables first.
     Probe {
@@ -168,12 +157,8 @@ enum Command {
         /// Do not generate missing tables.
         #[arg(long)]
         no_gen: bool,
-        /// Table folder.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
-        /// Rule set: asian (perpetual check loses) or plain (endless play draws).
-        #[arg(long, default_value = "asian")]
-        rules: RuleSet,
+        #[command(flatten)]
+        tables: TableArgs,
     },
 }
 
@@ -249,8 +234,7 @@ fn run(command: Command) -> Result<()> {
             men,
             threads,
             force,
-            dir,
-            rules,
+            tables,
         } => {
             let mut sets: Vec<Material> = materials
                 .iter()
@@ -262,7 +246,7 @@ fn run(command: Command) -> Result<()> {
             if sets.is_empty() {
                 return Err("name material sets (e.g. `canju gen KRKAA`) or give --men N".into());
             }
-            let tb = Tablebase::with_rules(&dir, rules);
+            let tb = tables.open();
             let opts = GenOptions {
                 threads,
                 progress: true,
@@ -277,11 +261,10 @@ fn run(command: Command) -> Result<()> {
             material,
             json,
             list_rule_changes,
-            dir,
-            rules,
+            tables,
         } => {
             let m = parse_material(&material)?;
-            let tb = Tablebase::with_rules(&dir, rules);
+            let tb = tables.open();
             let table = tb.table(m)?;
             if list_rule_changes {
                 list_rule_decided(&table, m);
@@ -343,10 +326,9 @@ fn run(command: Command) -> Result<()> {
         Command::Verify {
             materials,
             checksum,
-            dir,
-            rules,
+            tables,
         } => {
-            let tb = Tablebase::with_rules(&dir, rules);
+            let tb = tables.open();
             if materials.is_empty() {
                 return Err("name the material sets to verify".into());
             }
@@ -376,11 +358,10 @@ fn run(command: Command) -> Result<()> {
             fen,
             json,
             no_gen,
-            dir,
-            rules,
+            tables,
         } => {
             let pos = parse_fen(&fen)?;
-            let tb = open_with_tables(&dir, rules, &pos, no_gen, json)?;
+            let tb = open_with_tables(&tables, &pos, no_gen, json)?;
             let value = tb.probe(&pos)?;
             let line = tb.principal_variation(&pos)?;
             let mut p = pos.clone();
@@ -435,11 +416,10 @@ fn run(command: Command) -> Result<()> {
             material,
             json,
             no_gen,
-            dir,
-            rules,
+            tables,
         } => {
             let m = parse_material(&material)?;
-            let tb = Tablebase::with_rules(&dir, rules);
+            let tb = tables.open();
             if !no_gen && !tb.has(m) {
                 let opts = GenOptions {
                     threads: 0,
@@ -456,13 +436,8 @@ fn run(command: Command) -> Result<()> {
                 print_verdict(&v, catalogue.find(m));
             }
         }
-        Command::Theory {
-            men,
-            json,
-            dir,
-            rules,
-        } => {
-            let tb = Tablebase::with_rules(&dir, rules);
+        Command::Theory { men, json, tables } => {
+            let tb = tables.open();
             let catalogue = Catalogue::builtin();
             let mut rows = vec![];
             for e in &catalogue.entries {
@@ -527,7 +502,8 @@ fn run(command: Command) -> Result<()> {
                 }
             }
         }
-        Command::Info { json, dir, .. } => {
+        Command::Info { json, tables } => {
+            let dir = tables.dir;
             let mut rows = vec![];
             let mut entries: Vec<_> = std::fs::read_dir(&dir)
                 .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -571,11 +547,10 @@ fn run(command: Command) -> Result<()> {
             fen,
             json,
             no_gen,
-            dir,
-            rules,
+            tables,
         } => {
             let pos = parse_fen(&fen)?;
-            let tb = open_with_tables(&dir, rules, &pos, no_gen, json)?;
+            let tb = open_with_tables(&tables, &pos, no_gen, json)?;
             let m = Material::of_position(&pos);
             let value = tb.probe(&pos)?;
             let moves = tb.move_values(&pos)?;
@@ -621,13 +596,12 @@ fn run(command: Command) -> Result<()> {
 
 /// The tablebase in `dir`, with the tables `pos` needs generated first unless `no_gen`.
 fn open_with_tables(
-    dir: &Path,
-    rules: RuleSet,
+    tables: &TableArgs,
     pos: &Position,
     no_gen: bool,
     quiet: bool,
 ) -> Result<Tablebase> {
-    let tb = Tablebase::with_rules(dir, rules);
+    let tb = tables.open();
     let m = Material::of_position(pos);
     if !no_gen && !tb.has(m) {
         let opts = GenOptions {

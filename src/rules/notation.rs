@@ -288,22 +288,6 @@ fn wxf_letter(role: Role) -> char {
     }
 }
 
-fn chinese_name(piece: Piece) -> char {
-    match (piece.color, piece.role) {
-        (Color::Red, Role::General) => '帅',
-        (Color::Red, Role::Advisor) => '仕',
-        (Color::Red, Role::Elephant) => '相',
-        (Color::Red, Role::Pawn) => '兵',
-        (Color::Black, Role::General) => '将',
-        (Color::Black, Role::Advisor) => '士',
-        (Color::Black, Role::Elephant) => '象',
-        (Color::Black, Role::Pawn) => '卒',
-        (_, Role::Horse) => '马',
-        (_, Role::Rook) => '车',
-        (_, Role::Cannon) => '炮',
-    }
-}
-
 fn digit_char(n: u8) -> char {
     char::from(b'0' + n.min(9))
 }
@@ -657,7 +641,7 @@ impl Position {
             return mv.iccs();
         };
         let color = piece.color;
-        let name = chinese_name(piece);
+        let name = Piece::chinese_char(piece);
         let mut s = String::with_capacity(12);
         match self.designator(piece, mv.from) {
             Designator::File(f) => {

@@ -167,6 +167,23 @@ impl Piece {
         }
     }
 
+    /// The Chinese name as one character: red 帅仕相车马炮兵, black 将士象车马炮卒.
+    pub fn chinese_char(self) -> char {
+        match (self.color, self.role) {
+            (Color::Red, Role::General) => '帅',
+            (Color::Red, Role::Advisor) => '仕',
+            (Color::Red, Role::Elephant) => '相',
+            (Color::Red, Role::Pawn) => '兵',
+            (Color::Black, Role::General) => '将',
+            (Color::Black, Role::Advisor) => '士',
+            (Color::Black, Role::Elephant) => '象',
+            (Color::Black, Role::Pawn) => '卒',
+            (_, Role::Rook) => '车',
+            (_, Role::Horse) => '马',
+            (_, Role::Cannon) => '炮',
+        }
+    }
+
     /// Parses a FEN letter (case gives the colour).
     pub fn from_fen_char(c: char) -> Option<Piece> {
         let role = Role::from_letter(c)?;
