@@ -420,13 +420,8 @@ fn run(command: Command) -> Result<()> {
         } => {
             let m = parse_material(&material)?;
             let tb = tables.open();
-            if !no_gen && !tb.has(m) {
-                let opts = GenOptions {
-                    threads: 0,
-                    progress: !json,
-                    force: false,
-                };
-                generate_all(&tb, &[m], &opts)?;
+            if !no_gen {
+                ensure_table(&tb, m, json)?;
             }
             let catalogue = Catalogue::builtin();
             let v = verdict(&tb, m, &catalogue)?;
@@ -446,14 +441,7 @@ fn run(command: Command) -> Result<()> {
                     rows.push((e, None));
                     continue;
                 }
-                if !tb.has(m) {
-                    let opts = GenOptions {
-                        threads: 0,
-                        progress: !json,
-                        force: false,
-                    };
-                    generate_all(&tb, &[m], &opts)?;
-                }
+                ensure_table(&tb, m, json)?;
                 rows.push((e, Some(verdict(&tb, m, &catalogue)?)));
             }
             if json {
@@ -602,16 +590,24 @@ fn open_with_tables(
     quiet: bool,
 ) -> Result<Tablebase> {
     let tb = tables.open();
-    let m = Material::of_position(pos);
-    if !no_gen && !tb.has(m) {
+    if !no_gen {
+        ensure_table(&tb, Material::of_position(pos), quiet)?;
+    }
+    Ok(tb)
+}
+
+/// Generates `m`'s table and its sub-tables if the file is missing (progress bars unless
+/// `quiet`).
+fn ensure_table(tb: &Tablebase, m: Material, quiet: bool) -> Result<()> {
+    if !tb.has(m) {
         let opts = GenOptions {
             threads: 0,
             progress: !quiet,
             force: false,
         };
-        generate_all(&tb, &[m], &opts)?;
+        generate_all(tb, &[m], &opts)?;
     }
-    Ok(tb)
+    Ok(())
 }
 
 /// Prints every legal position whose value the perpetual-check rule decided, one a line, in

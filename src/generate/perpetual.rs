@@ -92,33 +92,6 @@ impl Pass<'_, '_> {
         Ok(Edge::Draw(j, after.in_check()))
     }
 
-    fn edge_ok(&self, pos: &Position, mv: crate::rules::Move) -> Result<bool, GenError> {
-        let mover = pos.turn();
-        let next = mover.opponent();
-        if pos.is_capture(mv) {
-            let v = self.solver.capture_value_raw(pos, mv)?;
-            return Ok(self.fixed_win_for_p(next, v.to_stored()));
-        }
-        let after = pos.after(mv);
-        let j = self
-            .solver
-            .index
-            .encode(&after)
-            .expect("quiet move keeps material") as usize;
-        let v = self.solver.values[next.index()][j].load(Relaxed);
-        if v != STORED_DRAW {
-            return Ok(self.fixed_win_for_p(next, v));
-        }
-        let need = if after.in_check() {
-            Z
-        } else if mover == self.p {
-            Y
-        } else {
-            X
-        };
-        Ok(self.flags[next.index()][j].load(Relaxed) & need != 0)
-    }
-
     fn for_draws(&self, f: impl Fn(Color, usize, &AtomicU8) + Sync) {
         for side in Color::ALL {
             self.flags[side.index()]
@@ -306,8 +279,14 @@ impl Pass<'_, '_> {
                     return Ok(());
                 }
                 let pos = self.solver.index.decode(i as u64, o).expect("draws decode");
+                // A quiet move that keeps the draw, or any move to a result p does not win,
+                // lets the opponent escape without checking (stricter than needed, still a
+                // superset of the opponent positions of the first X iteration).
                 for &mv in pos.legal_moves().iter() {
-                    if !pos.after(mv).in_check() && !self.edge_ok(&pos, mv)? {
+                    if matches!(
+                        self.classify(&pos, mv)?,
+                        Edge::Draw(_, false) | Edge::NotPWin
+                    ) {
                         return Ok(());
                     }
                 }
