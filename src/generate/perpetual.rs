@@ -13,244 +13,379 @@
 //! to fixed results (plain wins and losses, captures into sub-tables generated under the same
 //! rule set). The pass runs for p only when the opponent has a piece that can give check.
 //!
+//! The moves between draws are generated once per side p into an explicit graph
+//! ([`DrawGraph`]): successors of every draw, plus, for each draw whose side to move is in
+//! check, the draws that move into it. Every step of the fixpoint is then a scan of that graph
+//! rather than a fresh move generation.
+//!
 //! A position p wins this way is stored as `WinByRule` (p to move) or `LossByRule` (the
 //! opponent to move): no distance, since p forces the opponent to break the rule rather than
 //! mate.
 
-use super::{GenError, Solver};
-use crate::rules::{Color, Position, Role};
+use super::{GenError, Solver, par_chunks};
+use crate::index::MAX_MEN;
+use crate::rules::{Color, Role};
 use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
-
-const IN_D: u8 = 1;
-const X: u8 = 2;
-const Y: u8 = 4;
-const Z: u8 = 8;
-/// In the region that can reach a position where the opponent must check or lose.
-const R: u8 = 16;
-/// Such a position (the opponent to move, every quiet move loses).
-const C: u8 = 32;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering::Relaxed};
 
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
 
-struct Pass<'s, 'a> {
-    solver: &'s Solver<'a>,
-    p: Color,
-    flags: [Vec<AtomicU8>; 2],
-    /// Unresolved checking moves of opponent-to-move positions during one Z attractor.
-    counters: [Vec<AtomicU8>; 2],
-}
+/// Node flag: p is to move.
+const P_TO_MOVE: u8 = 1;
+/// Node flag: the side to move is in check (every move into this node is a check).
+const CHECKED: u8 = 2;
+/// Node flag: some move leaves the draws for a fixed result that settles the node: for a
+/// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
+const EXIT: u8 = 4;
+const X: u8 = 8;
+const Y: u8 = 16;
+const Z: u8 = 32;
 
-/// Marks a position that cannot join Z in this attractor.
+/// Counter value of a node that cannot join Z in the current attractor.
 const NEVER: u8 = 0xFF;
 
-/// Where a move leads, seen from p.
-enum Edge {
-    /// A fixed result p wins (a plain result or a capture into a sub-table).
-    PWins,
-    /// A fixed result p does not win (a loss for p, or a draw in a sub-table).
-    NotPWin,
-    /// A draw of this table: its slot, and whether the move gives check.
-    Draw(u64, bool),
+/// Ranks of the draws among the slots of one side: node id = base + rank.
+struct DrawRank {
+    bits: Vec<u64>,
+    before: Vec<u32>,
+    base: u32,
+    count: u32,
 }
 
-impl Pass<'_, '_> {
+impl DrawRank {
+    fn new(values: &[std::sync::atomic::AtomicU16], base: u32) -> Result<Self, GenError> {
+        let bits: Vec<u64> = values
+            .par_chunks(64)
+            .map(|w| {
+                w.iter().enumerate().fold(0u64, |acc, (k, v)| {
+                    acc | (((v.load(Relaxed) == STORED_DRAW) as u64) << k)
+                })
+            })
+            .collect();
+        let mut before = Vec::with_capacity(bits.len());
+        let mut total: u64 = 0;
+        for w in &bits {
+            before.push(total as u32);
+            total += w.count_ones() as u64;
+        }
+        if base as u64 + total >= u32::MAX as u64 {
+            return Err(GenError::Threads(format!(
+                "the perpetual-check pass handles at most {} draws, this set has more",
+                u32::MAX
+            )));
+        }
+        Ok(Self {
+            bits,
+            before,
+            base,
+            count: total as u32,
+        })
+    }
+
+    /// Node id of draw slot `i`, or `None` if the slot is not a draw.
+    #[inline]
+    fn id(&self, i: u64) -> Option<u32> {
+        let w = (i / 64) as usize;
+        let b = i % 64;
+        let word = self.bits[w];
+        (word >> b & 1 == 1)
+            .then(|| self.base + self.before[w] + (word & ((1u64 << b) - 1)).count_ones())
+    }
+}
+
+/// Everything one chunk of slots contributes to the graph.
+#[derive(Default)]
+struct Part {
+    degrees: Vec<u32>,
+    edges: Vec<u32>,
+    flags: Vec<u8>,
+}
+
+/// The draws of a table as an explicit game graph for one side p.
+struct DrawGraph {
+    ranks: [DrawRank; 2],
+    /// `offsets[v]..offsets[v + 1]` indexes `edges`: the distinct draws node v moves to.
+    offsets: Vec<u64>,
+    edges: Vec<u32>,
+    /// For nodes in check: the draws that move into them (same layout).
+    rev_offsets: Vec<u64>,
+    rev_edges: Vec<u32>,
+    flags: Vec<AtomicU8>,
+    /// Unresolved checking moves of opponent-to-move nodes during one Z attractor.
+    counters: Vec<AtomicU8>,
+}
+
+impl DrawGraph {
+    fn len(&self) -> usize {
+        self.flags.len()
+    }
+
+    fn successors(&self, v: usize) -> &[u32] {
+        &self.edges[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+
+    fn predecessors(&self, v: usize) -> &[u32] {
+        &self.rev_edges[self.rev_offsets[v] as usize..self.rev_offsets[v + 1] as usize]
+    }
+}
+
+impl Solver<'_> {
     /// True if stored value `v` (for `side` to move) is a result p already has.
-    fn fixed_win_for_p(&self, side: Color, v: u16) -> bool {
+    fn fixed_win_for(&self, p: Color, side: Color, v: u16) -> bool {
         match Value::from_stored(v) {
-            Some(val) if side == self.p => val.is_win(),
+            Some(val) if side == p => val.is_win(),
             Some(val) => val.is_loss(),
             None => false,
         }
     }
 
-    /// Where move `mv` leads, for the attractor.
-    fn classify(&self, pos: &Position, mv: crate::rules::Move) -> Result<Edge, GenError> {
-        let next = pos.turn().opponent();
-        let won = |v: u16| {
-            if self.fixed_win_for_p(next, v) {
-                Edge::PWins
-            } else {
-                Edge::NotPWin
+    /// The graph of the current draws for side p: one move generation per draw.
+    fn draw_graph(&self, p: Color) -> Result<DrawGraph, GenError> {
+        let red = DrawRank::new(&self.values[0], 0)?;
+        let black = DrawRank::new(&self.values[1], red.count)?;
+        let ranks = [red, black];
+        let n = self.index.layout().len();
+        let size = self.index.size();
+        let mut parts: Vec<Part> = vec![];
+        for side in Color::ALL {
+            let rank = &ranks[side.index()];
+            let side_parts: Vec<Part> = par_chunks(size)
+                .map_init(Vec::new, |succ: &mut Vec<u32>, range| {
+                    let mut part = Part::default();
+                    for i in range {
+                        if rank.id(i).is_none() {
+                            continue;
+                        }
+                        let (flags, _) = self.draw_node(p, side, i, n, &ranks, succ)?;
+                        part.degrees.push(succ.len() as u32);
+                        part.edges.extend_from_slice(succ);
+                        part.flags.push(flags);
+                    }
+                    Ok(part)
+                })
+                .collect::<Result<_, GenError>>()?;
+            parts.extend(side_parts);
+        }
+        let nodes: usize = parts.iter().map(|p| p.flags.len()).sum();
+        let total_edges: usize = parts.iter().map(|p| p.edges.len()).sum();
+        let mut offsets = Vec::with_capacity(nodes + 1);
+        let mut edges = Vec::with_capacity(total_edges);
+        let mut flags = Vec::with_capacity(nodes);
+        offsets.push(0u64);
+        for part in parts {
+            for d in part.degrees {
+                offsets.push(offsets.last().copied().unwrap_or(0) + d as u64);
             }
-        };
-        if pos.is_capture(mv) {
-            return Ok(won(self.solver.capture_value_raw(pos, mv)?.to_stored()));
+            edges.extend_from_slice(&part.edges);
+            flags.extend(part.flags.into_iter().map(AtomicU8::new));
         }
-        let after = pos.after(mv);
-        let j = self
-            .solver
-            .index
-            .encode(&after)
-            .expect("quiet move keeps material");
-        let v = self.solver.values[next.index()][j as usize].load(Relaxed);
-        if v != STORED_DRAW {
-            return Ok(won(v));
+        // Predecessors of checked nodes: only checking moves into Z make Z grow backwards.
+        let in_degree: Vec<AtomicU32> = (0..nodes).map(|_| AtomicU32::new(0)).collect();
+        (0..nodes).into_par_iter().with_min_len(4096).for_each(|v| {
+            for &u in &edges[offsets[v] as usize..offsets[v + 1] as usize] {
+                if flags[u as usize].load(Relaxed) & CHECKED != 0 {
+                    in_degree[u as usize].fetch_add(1, Relaxed);
+                }
+            }
+        });
+        let mut rev_offsets = Vec::with_capacity(nodes + 1);
+        rev_offsets.push(0u64);
+        for d in &in_degree {
+            rev_offsets.push(rev_offsets.last().copied().unwrap_or(0) + d.load(Relaxed) as u64);
         }
-        Ok(Edge::Draw(j, after.in_check()))
+        let rev_total = rev_offsets[nodes] as usize;
+        let rev_cells: Vec<AtomicU32> = (0..rev_total).map(|_| AtomicU32::new(0)).collect();
+        (0..nodes).into_par_iter().with_min_len(4096).for_each(|v| {
+            for &u in &edges[offsets[v] as usize..offsets[v + 1] as usize] {
+                if flags[u as usize].load(Relaxed) & CHECKED != 0 {
+                    let k = in_degree[u as usize].fetch_sub(1, Relaxed) - 1;
+                    rev_cells[rev_offsets[u as usize] as usize + k as usize]
+                        .store(v as u32, Relaxed);
+                }
+            }
+        });
+        let rev_edges = rev_cells.into_iter().map(AtomicU32::into_inner).collect();
+        Ok(DrawGraph {
+            ranks,
+            offsets,
+            edges,
+            rev_offsets,
+            rev_edges,
+            counters: (0..nodes).map(|_| AtomicU8::new(0)).collect(),
+            flags,
+        })
     }
 
-    fn for_draws(&self, f: impl Fn(Color, usize, &AtomicU8) + Sync) {
-        for side in Color::ALL {
-            self.flags[side.index()]
-                .par_iter()
-                .enumerate()
-                .for_each(|(i, cell)| {
-                    if cell.load(Relaxed) & (IN_D | R) == IN_D | R {
-                        f(side, i, cell)
-                    }
-                });
+    /// Flags of draw slot `i` (`side` to move) for side p, with its distinct successor draws
+    /// in `succ`.
+    fn draw_node(
+        &self,
+        p: Color,
+        side: Color,
+        i: u64,
+        n: usize,
+        ranks: &[DrawRank; 2],
+        succ: &mut Vec<u32>,
+    ) -> Result<(u8, ()), GenError> {
+        let mut sq = [0u8; MAX_MEN];
+        let sq = &mut sq[..n];
+        self.index.decode_squares(i, sq);
+        let pos = self.index.position_of(sq, side);
+        let next = side.opponent();
+        let mut flags = if side == p { P_TO_MOVE } else { 0 };
+        if pos.in_check() {
+            flags |= CHECKED;
         }
+        let mut entry = [0xFFu8; 90];
+        for (k, &s) in sq.iter().enumerate() {
+            entry[s as usize] = k as u8;
+        }
+        succ.clear();
+        for &mv in pos.legal_moves().iter() {
+            let fixed = if pos.is_capture(mv) {
+                self.capture_value_raw(&pos, mv)?.to_stored()
+            } else {
+                let k = entry[mv.from.index()] as usize;
+                sq[k] = mv.to.index() as u8;
+                let j = self
+                    .index
+                    .encode_squares(sq)
+                    .expect("quiet move keeps material");
+                sq[k] = mv.from.index() as u8;
+                match ranks[next.index()].id(j) {
+                    Some(u) => {
+                        succ.push(u);
+                        continue;
+                    }
+                    None => self.values[next.index()][j as usize].load(Relaxed),
+                }
+            };
+            // A move out of the draws: p wins there or does not.
+            let p_wins = self.fixed_win_for(p, next, fixed);
+            if p_wins == (side == p) {
+                flags |= EXIT;
+            }
+        }
+        succ.sort_unstable();
+        succ.dedup();
+        Ok((flags, ()))
+    }
+}
+
+/// The nested fixpoint over one side's graph.
+struct Pass {
+    graph: DrawGraph,
+}
+
+impl Pass {
+    fn flags(&self, v: u32) -> u8 {
+        self.graph.flags[v as usize].load(Relaxed)
+    }
+
+    /// True if some opponent-to-move draw cannot move to a draw without checking and has no
+    /// exit: only then can the opponent be forced to check, so only then can the rule apply.
+    fn opponent_can_be_forced(&self) -> bool {
+        (0..self.graph.len()).into_par_iter().any(|v| {
+            let f = self.flags(v as u32);
+            f & (P_TO_MOVE | EXIT) == 0
+                && self
+                    .graph
+                    .successors(v)
+                    .iter()
+                    .all(|&u| self.flags(u) & CHECKED != 0)
+        })
     }
 
     /// Least fixpoint of Z for the current X and Y, as an attractor: a move's label depends
-    /// only on the position it reaches (a check when the side to move there is in check), so
-    /// Z grows backwards along checking moves, with a counter of unresolved checking moves per
-    /// opponent-to-move position, as in the mate search.
+    /// only on the node it reaches (a check when the side to move there is in check), so Z
+    /// grows backwards along checking moves, with a counter of unresolved checking moves per
+    /// opponent-to-move node, as in the mate search.
     ///
-    /// A p-to-move position joins at once if a quiet move reaches Y; otherwise when a checking
-    /// move reaches Z. An opponent-to-move position qualifies only if each quiet move reaches
-    /// X or a win of p; it joins when each checking move reaches Z or a win of p.
-    fn solve_z(&self) -> Result<(), GenError> {
-        let o = self.p.opponent();
-        let frontier = std::sync::Mutex::new(Vec::<(Color, u64)>::new());
-        for side in Color::ALL {
-            self.flags[side.index()]
-                .par_iter()
-                .enumerate()
-                .with_min_len(1024)
-                .try_for_each_init(Vec::new, |succ: &mut Vec<(u64, bool)>, (i, cell)| {
-                    let f = cell.fetch_and(!Z, Relaxed);
-                    if f & (IN_D | R) != IN_D | R {
-                        return Ok(());
-                    }
-                    let pos = self
-                        .solver
-                        .index
-                        .decode(i as u64, side)
-                        .expect("draws decode");
-                    // Distinct successors in the draw region, with whether they are checks;
-                    // `None` if some move decides the question at once.
-                    succ.clear();
-                    let mut verdict: Option<bool> = None;
-                    for &mv in pos.legal_moves().iter() {
-                        match self.classify(&pos, mv)? {
-                            Edge::PWins => {
-                                if side == self.p {
-                                    verdict = Some(true);
-                                    break;
-                                }
-                            }
-                            Edge::NotPWin => {
-                                // The opponent escapes to a result p does not win.
-                                if side == o {
-                                    verdict = Some(false);
-                                    break;
-                                }
-                            }
-                            Edge::Draw(j, check) => {
-                                let g =
-                                    self.flags[side.opponent().index()][j as usize].load(Relaxed);
-                                if !check {
-                                    let need = if side == self.p { Y } else { X };
-                                    if g & need != 0 && side == self.p {
-                                        verdict = Some(true);
-                                        break;
-                                    }
-                                    if g & need == 0 && side == o {
-                                        verdict = Some(false);
-                                        break;
-                                    }
-                                } else {
-                                    succ.push((j, check));
-                                }
-                            }
+    /// A p-to-move node joins at once if it has an exit or a quiet move reaches Y; otherwise
+    /// when a checking move reaches Z. An opponent-to-move node qualifies only if it has no
+    /// exit and each quiet move reaches X; it joins when each checking move reaches Z.
+    fn solve_z(&self) {
+        let g = &self.graph;
+        let frontier: Vec<u32> = (0..g.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .filter(|&v| {
+                let cell = &g.flags[v];
+                let f = cell.fetch_and(!Z, Relaxed);
+                let succ = g.successors(v);
+                let joins = if f & P_TO_MOVE != 0 {
+                    f & EXIT != 0
+                        || succ.iter().any(|&u| {
+                            let h = self.flags(u);
+                            h & CHECKED == 0 && h & Y != 0
+                        })
+                } else {
+                    let mut checks = 0u8;
+                    let mut ok = f & EXIT == 0;
+                    for &u in succ {
+                        let h = self.flags(u);
+                        if h & CHECKED != 0 {
+                            checks += 1;
+                        } else if h & X == 0 {
+                            ok = false;
+                            break;
                         }
                     }
-                    let counter = &self.counters[side.index()][i];
-                    let joins = match verdict {
-                        Some(v) => v,
-                        None if side == self.p => {
-                            counter.store(NEVER, Relaxed);
-                            false
-                        }
-                        None => {
-                            succ.sort_unstable();
-                            succ.dedup();
-                            counter.store(succ.len().min(250) as u8, Relaxed);
-                            succ.is_empty()
-                        }
-                    };
-                    if verdict == Some(false) {
-                        counter.store(NEVER, Relaxed);
-                    }
-                    if joins {
-                        cell.fetch_or(Z, Relaxed);
-                        frontier
-                            .lock()
-                            .expect("frontier lock")
-                            .push((side, i as u64));
-                    }
-                    Ok::<(), GenError>(())
-                })?;
-        }
-        let mut frontier = frontier.into_inner().expect("frontier lock");
+                    g.counters[v].store(if ok { checks } else { NEVER }, Relaxed);
+                    ok && checks == 0
+                };
+                if joins {
+                    cell.fetch_or(Z, Relaxed);
+                }
+                joins
+            })
+            .map(|v| v as u32)
+            .collect();
+        let mut frontier = frontier;
         while !frontier.is_empty() {
             frontier = frontier
                 .par_iter()
-                .flat_map_iter(|&(side, i)| {
-                    let pos = self.solver.index.decode(i, side).expect("draws decode");
-                    let mut added = vec![];
-                    // Only checking moves into Z help a predecessor.
-                    if !pos.in_check() {
-                        return added;
-                    }
-                    let prev = side.opponent();
-                    let mut preds = vec![];
-                    pos.for_each_unmove(&[], |_, q| {
-                        preds.push(self.solver.index.encode(q).expect("un-moves keep material"));
-                    });
-                    preds.sort_unstable();
-                    preds.dedup();
-                    for j in preds {
-                        let cell = &self.flags[prev.index()][j as usize];
+                .with_min_len(256)
+                .flat_map_iter(|&v| {
+                    g.predecessors(v as usize).iter().copied().filter(|&w| {
+                        let cell = &g.flags[w as usize];
                         let f = cell.load(Relaxed);
-                        if f & (IN_D | R | Z) != IN_D | R {
-                            continue;
+                        if f & Z != 0 {
+                            return false;
                         }
-                        let joins = if prev == self.p {
+                        let joins = if f & P_TO_MOVE != 0 {
                             true
                         } else {
-                            let counter = &self.counters[prev.index()][j as usize];
+                            let counter = &g.counters[w as usize];
                             let mut cur = counter.load(Relaxed);
                             loop {
                                 if cur == NEVER || cur == 0 {
                                     break false;
                                 }
-                                match counter.compare_exchange_weak(cur, cur - 1, Relaxed, Relaxed)
-                                {
+                                match counter.compare_exchange_weak(
+                                    cur,
+                                    cur - 1,
+                                    Relaxed,
+                                    Relaxed,
+                                ) {
                                     Ok(_) => break cur == 1,
                                     Err(c) => cur = c,
                                 }
                             }
                         };
-                        if joins && cell.fetch_or(Z, Relaxed) & Z == 0 {
-                            added.push((prev, j));
-                        }
-                    }
-                    added
+                        joins && cell.fetch_or(Z, Relaxed) & Z == 0
+                    })
                 })
                 .collect();
         }
-        Ok(())
     }
 
-    /// Copies bit `from` onto bit `to` over the draws; true if anything changed.
+    /// Copies bit `from` onto bit `to` on every node; true if anything changed.
     fn copy_bit(&self, from: u8, to: u8) -> bool {
         let changed = AtomicBool::new(false);
-        self.for_draws(|_, _, c| {
+        self.graph.flags.par_iter().for_each(|c| {
             let f = c.load(Relaxed);
             let want = f & from != 0;
             if want != (f & to != 0) {
@@ -265,91 +400,25 @@ impl Pass<'_, '_> {
         changed.load(Relaxed)
     }
 
-    /// Marks (C) the draws with the opponent to move that have no quiet move keeping the draw:
-    /// only there can the opponent be forced to check. Returns how many there are.
-    fn mark_forced(&self) -> Result<u64, GenError> {
-        let o = self.p.opponent();
-        let found = std::sync::atomic::AtomicU64::new(0);
-        self.flags[o.index()]
-            .par_iter()
-            .enumerate()
-            .with_min_len(1024)
-            .try_for_each(|(i, cell)| {
-                if cell.load(Relaxed) & IN_D == 0 {
-                    return Ok(());
-                }
-                let pos = self.solver.index.decode(i as u64, o).expect("draws decode");
-                // A quiet move that keeps the draw, or any move to a result p does not win,
-                // lets the opponent escape without checking (stricter than needed, still a
-                // superset of the opponent positions of the first X iteration).
-                for &mv in pos.legal_moves().iter() {
-                    if matches!(
-                        self.classify(&pos, mv)?,
-                        Edge::Draw(_, false) | Edge::NotPWin
-                    ) {
-                        return Ok(());
-                    }
-                }
-                cell.fetch_or(C | R, Relaxed);
-                found.fetch_add(1, Relaxed);
-                Ok::<(), GenError>(())
-            })?;
-        Ok(found.load(Relaxed))
-    }
-
-    /// Marks (R) every draw from which a path through draws reaches a C position: the rule
-    /// can only change positions there, so the fixpoint looks at nothing else.
-    fn mark_region(&self) {
-        let mut frontier: Vec<(Color, u64)> = Color::ALL
-            .iter()
-            .flat_map(|&side| {
-                self.flags[side.index()]
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.load(Relaxed) & R != 0)
-                    .map(move |(i, _)| (side, i as u64))
-            })
-            .collect();
-        while !frontier.is_empty() {
-            frontier = frontier
-                .par_iter()
-                .flat_map_iter(|&(side, i)| {
-                    let pos = self.solver.index.decode(i, side).expect("draws decode");
-                    let prev = side.opponent();
-                    let mut found = vec![];
-                    pos.for_each_unmove(&[], |_, p| {
-                        let j = self.solver.index.encode(p).expect("un-moves keep material");
-                        let cell = &self.flags[prev.index()][j as usize];
-                        let f = cell.load(Relaxed);
-                        if f & IN_D != 0 && f & R == 0 && cell.fetch_or(R, Relaxed) & R == 0 {
-                            found.push((prev, j));
-                        }
-                    });
-                    found
-                })
-                .collect();
+    /// Runs the fixpoint; afterwards X holds the draws p wins.
+    fn run(&self) {
+        if !self.opponent_can_be_forced() {
+            return;
         }
-    }
-
-    fn run(&self) -> Result<(), GenError> {
-        if self.mark_forced()? == 0 {
-            return Ok(());
-        }
-        self.mark_region();
         // mu X: X grows from the empty set.
         loop {
             // nu Y: Y shrinks from every draw.
-            self.for_draws(|_, _, c| {
+            self.graph.flags.par_iter().for_each(|c| {
                 c.fetch_or(Y, Relaxed);
             });
             loop {
-                self.solve_z()?;
+                self.solve_z();
                 if !self.copy_bit(Z, Y) {
                     break;
                 }
             }
             if !self.copy_bit(Y, X) {
-                return Ok(());
+                return;
             }
         }
     }
@@ -369,43 +438,25 @@ impl Solver<'_> {
             if !can_check {
                 continue;
             }
-            let flags = Color::ALL.map(|side| {
-                self.values[side.index()]
-                    .par_iter()
-                    .map(|v| {
-                        AtomicU8::new(if v.load(Relaxed) == STORED_DRAW {
-                            IN_D
-                        } else {
-                            0
-                        })
-                    })
-                    .collect::<Vec<_>>()
-            });
-            let counters = Color::ALL.map(|side| {
-                (0..self.values[side.index()].len())
-                    .map(|_| AtomicU8::new(0))
-                    .collect::<Vec<_>>()
-            });
             let pass = Pass {
-                solver: self,
-                p,
-                flags,
-                counters,
+                graph: self.draw_graph(p)?,
             };
-            pass.run()?;
+            pass.run();
             for side in Color::ALL {
                 let marker = if side == p {
                     STORED_RULE_WIN
                 } else {
                     STORED_RULE_LOSS
                 };
-                let n = pass.flags[side.index()]
+                let rank = &pass.graph.ranks[side.index()];
+                let n = self.values[side.index()]
                     .par_iter()
                     .enumerate()
-                    .filter(|(_, c)| c.load(Relaxed) & (IN_D | R | X) == IN_D | R | X)
-                    .map(|(i, _)| {
-                        self.values[side.index()][i].store(marker, Relaxed);
+                    .filter(|(i, _)| {
+                        rank.id(*i as u64)
+                            .is_some_and(|v| pass.flags(v) & X != 0)
                     })
+                    .map(|(_, cell)| cell.store(marker, Relaxed))
                     .count() as u64;
                 if side == p {
                     counts[side.index()].0 += n;
