@@ -69,8 +69,8 @@ pub enum GenError {
     #[error(
         "{material}: {slots} slots per side need about {need_gib:.1} GiB while generating, \
          {avail_gib:.1} GiB is available; at the rate measured on smaller sets \
-         (about 0.3 million slots per second per thread) it would also take about {hours:.0} hours \
-         on {threads} threads"
+         (about 0.3 million slots per second per thread) it and its sub-tables would also take \
+         about {hours:.1} hours on {threads} threads"
     )]
     TooLarge {
         /// The set.
@@ -85,6 +85,21 @@ pub enum GenError {
         hours: f64,
         /// Threads.
         threads: usize,
+    },
+    /// The draws are too many for the perpetual-check pass's graph.
+    #[error(
+        "{material}: the perpetual-check pass needs about {need_gib:.1} GiB for the graph of \
+         its {draws} draws, {avail_gib:.1} GiB is available (`--rules plain` does not need it)"
+    )]
+    RulePassTooLarge {
+        /// The set.
+        material: String,
+        /// Draws (slots, both sides to move) left by the mate search.
+        draws: u64,
+        /// Memory needed, GiB.
+        need_gib: f64,
+        /// Memory available, GiB.
+        avail_gib: f64,
     },
     /// The thread pool could not start.
     #[error("thread pool: {0}")]
@@ -140,11 +155,18 @@ pub fn generate_all(
         .num_threads(opts.threads)
         .build()
         .map_err(|e| GenError::Threads(e.to_string()))?;
-    // Refuse up front, before hours of work on sub-tables, if any set cannot fit in memory.
-    for &m in &order {
-        if !tb.has(m) || (opts.force && wanted.contains(&m)) {
-            check_fits(m, pool.current_num_threads())?;
-        }
+    // Refuse up front, before hours of work on sub-tables, if any set cannot fit in memory;
+    // the targets first, so the error names what the user asked for.
+    let mut to_check: Vec<Material> = wanted.clone();
+    to_check.extend(order.iter().rev().filter(|m| !wanted.contains(m)));
+    let todo = |m: &Material| !tb.has(*m) || (opts.force && wanted.contains(m));
+    let todo_slots: u64 = order
+        .iter()
+        .filter(|m| todo(m))
+        .map(|m| MaterialIndex::new(*m).size())
+        .sum();
+    for m in to_check.iter().filter(|m| todo(m)) {
+        check_fits(*m, tb.rules(), todo_slots, pool.current_num_threads())?;
     }
     let mut reports = vec![];
     for m in order {
@@ -606,14 +628,43 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
     }
 }
 
-/// Memory the generator needs for a set: two bytes per slot and side to move, plus a flag byte
-/// and a counter byte per slot and side during the perpetual-check pass.
-pub fn memory_needed(m: Material) -> u64 {
-    MaterialIndex::new(m.canonical()).size() * 8
+/// Memory the generator needs for a set, estimated before it starts: two bytes per slot and
+/// side to move for the set and for each sub-table its captures lead to (read whole into
+/// memory); under `asian`, when the set has checking pieces, also the draw graph of the
+/// perpetual-check pass ([`perpetual::BYTES_PER_DRAW`] per draw), counted as if half of all
+/// positions were draws. The pass checks again with the true number of draws.
+pub fn memory_needed(m: Material, rules: RuleSet) -> u64 {
+    let m = m.canonical();
+    let slots = |m: Material| MaterialIndex::new(m.canonical()).size();
+    let own = slots(m);
+    let mut subs = 0;
+    for victim in Color::ALL {
+        for role in Role::ALL {
+            if let Some(sub) = m.after_capture(victim, role) {
+                subs += slots(sub);
+            }
+        }
+    }
+    let can_check = Role::ALL
+        .iter()
+        .any(|&r| r.is_attacker() && Color::ALL.iter().any(|&c| m.count(c, r) > 0));
+    let graph = if rules == RuleSet::Asian && can_check {
+        own * perpetual::BYTES_PER_DRAW
+    } else {
+        0
+    };
+    (own + subs) * 4 + graph
 }
 
-fn check_fits(m: Material, threads: usize) -> Result<(), GenError> {
-    let need = memory_needed(m);
+/// Refuses `m` if it cannot fit in memory; the time estimate covers `todo_slots`, the slots of
+/// every set still to generate.
+fn check_fits(
+    m: Material,
+    rules: RuleSet,
+    todo_slots: u64,
+    threads: usize,
+) -> Result<(), GenError> {
+    let need = memory_needed(m, rules);
     let avail = available_memory();
     if avail > 0 && need > avail / 10 * 9 {
         let slots = MaterialIndex::new(m.canonical()).size();
@@ -623,7 +674,7 @@ fn check_fits(m: Material, threads: usize) -> Result<(), GenError> {
             slots,
             need_gib: gib(need),
             avail_gib: gib(avail),
-            hours: 2.0 * slots as f64 / (300_000.0 * threads as f64) / 3600.0,
+            hours: 2.0 * todo_slots as f64 / (300_000.0 * threads as f64) / 3600.0,
             threads,
         });
     }
