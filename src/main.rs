@@ -763,7 +763,7 @@ fn print_side(who: &str, s: &SideStats) {
 fn print_report(r: &GenReport) {
     let [red, black] = &r.stats;
     println!(
-        "{:<12} {:>11} positions  red to move W/D/L {}/{}/{}  black to move W/D/L {}/{}/{}  longest win {}  {}  {:.2} s  peak {} MiB",
+        "{:<12} {:>11} positions  red to move W/D/L {}/{}/{}  black to move W/D/L {}/{}/{}  longest win {}  {}  {:.2} s{}  peak {} MiB",
         r.material.name(),
         red.positions + black.positions,
         red.win,
@@ -775,6 +775,15 @@ fn print_report(r: &GenReport) {
         red.longest_win.max(black.longest_win),
         if r.generated { "generated" } else { "present" },
         r.seconds,
+        if r.generated {
+            let t = r.phases;
+            format!(
+                " (init {:.2}, sweep {:.2}, rule {:.2}, write {:.2})",
+                t.init, t.sweep, t.rule, t.write
+            )
+        } else {
+            String::new()
+        },
         r.peak_memory >> 20
     );
     if red.rule_win + red.rule_loss + black.rule_win + black.rule_loss > 0 {

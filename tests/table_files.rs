@@ -141,7 +141,9 @@ fn every_value_up_to_four_men_reads_back() {
     generate_all(&tb, &sets, &GenOptions::default()).unwrap();
     let mut checked = 0u64;
     for m in sets {
-        let solved = canju::generate::solve(&tb, m, &GenOptions::default()).unwrap();
+        let solved = canju::generate::solve(&tb, m, &GenOptions::default())
+            .unwrap()
+            .values;
         let table = tb.table(m).unwrap();
         for (side, values) in solved.iter().enumerate() {
             for (i, &v) in values.iter().enumerate() {

@@ -117,6 +117,29 @@ pub struct GenOptions {
     pub force: bool,
 }
 
+/// Wall time of each phase of one generation, seconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PhaseTimes {
+    /// Reading sub-tables and setting every slot's first value from its moves.
+    pub init: f64,
+    /// The retrograde sweeps by distance.
+    pub sweep: f64,
+    /// The perpetual-check pass (0 under `plain`).
+    pub rule: f64,
+    /// Statistics, compression and writing the file.
+    pub write: f64,
+}
+
+/// The values of every slot of a set, as [`solve`] leaves them.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// Stored value of every slot for red and for black to move (`0xFFFF` for slots without
+    /// a legal position).
+    pub values: [Vec<u16>; 2],
+    /// Time spent per phase (`write` is 0).
+    pub phases: PhaseTimes,
+}
+
 /// What one generation did.
 #[derive(Clone, Debug)]
 pub struct GenReport {
@@ -134,6 +157,8 @@ pub struct GenReport {
     pub peak_memory: u64,
     /// False if the file existed and was reused.
     pub generated: bool,
+    /// Time per phase (all 0 for a reused file).
+    pub phases: PhaseTimes,
 }
 
 /// Generates `targets` and every set their captures lead to, smallest first; existing files
@@ -182,6 +207,7 @@ pub fn generate_all(
                     file_bytes: t.file.file_bytes(),
                     peak_memory: peak_memory(),
                     generated: false,
+                    phases: PhaseTimes::default(),
                 });
             }
             continue;
@@ -427,7 +453,8 @@ pub fn generate_one(
     let start = Instant::now();
     let material = material.canonical();
     let name = material.name();
-    let values = solve(tb, material, opts)?;
+    let Solved { values, mut phases } = solve(tb, material, opts)?;
+    let written = Instant::now();
     let bar = Phase::new(opts.progress, &name, "write", 1);
     let index = MaterialIndex::new(material);
     let stats = Color::ALL.map(|turn| side_stats(&index, &values[turn.index()], turn));
@@ -441,6 +468,7 @@ pub fn generate_one(
     )?;
     tb.forget(material);
     bar.finish();
+    phases.write = written.elapsed().as_secs_f64();
     Ok(GenReport {
         material,
         slots: index.size(),
@@ -449,16 +477,15 @@ pub fn generate_one(
         file_bytes,
         peak_memory: peak_memory(),
         generated: true,
+        phases,
     })
 }
 
 /// Solves `material` (stored colouring) whose sub-tables exist, returning the stored value of
-/// every slot for red and for black to move (`0xFFFF` for slots without a legal position).
-pub fn solve(
-    tb: &Tablebase,
-    material: Material,
-    opts: &GenOptions,
-) -> Result<[Vec<u16>; 2], GenError> {
+/// every slot for red and for black to move.
+pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<Solved, GenError> {
+    let mut phases = PhaseTimes::default();
+    let clock = Instant::now();
     let index = MaterialIndex::new(material);
     let size = index.size();
     let mut subs: [[Option<SubTable>; 7]; 2] = Default::default();
@@ -499,6 +526,7 @@ pub fn solve(
         Ok::<(), GenError>(())
     })?;
     bar.finish();
+    phases.init = clock.elapsed().as_secs_f64();
 
     // 2. Sweep by distance.
     let bar = Phase::new(opts.progress, &name, "sweep", 0);
@@ -531,15 +559,21 @@ pub fn solve(
         })
     });
 
+    phases.sweep = clock.elapsed().as_secs_f64() - phases.init;
+
     // 4. The perpetual-check rule.
     if tb.rules() == RuleSet::Asian {
         let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
         solver.apply_perpetual_rule()?;
         bar.finish();
     }
-    Ok(solver
-        .values
-        .map(|side| side.into_iter().map(AtomicU16::into_inner).collect()))
+    phases.rule = clock.elapsed().as_secs_f64() - phases.init - phases.sweep;
+    Ok(Solved {
+        values: solver
+            .values
+            .map(|side| side.into_iter().map(AtomicU16::into_inner).collect()),
+        phases,
+    })
 }
 
 /// Counts over legal positions as a player sees them: a slot stands for two positions (itself
