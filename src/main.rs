@@ -1,7 +1,7 @@
 //! The `canju` command line.
 
 use canju::display::{render_board, use_color};
-use canju::generate::{GenOptions, GenReport, generate_all};
+use canju::generate::{GenOptions, GenReport, generate_all, generate_all_with};
 use canju::material::Material;
 use canju::probe::{RuleSet, Tablebase};
 use canju::rules::{Color, Notation, Position};
@@ -252,10 +252,7 @@ fn run(command: Command) -> Result<()> {
                 progress: true,
                 force,
             };
-            let reports = generate_all(&tb, &sets, &opts)?;
-            for r in &reports {
-                print_report(r);
-            }
+            generate_all_with(&tb, &sets, &opts, print_report)?;
         }
         Command::Stats {
             material,

@@ -168,6 +168,16 @@ pub fn generate_all(
     targets: &[Material],
     opts: &GenOptions,
 ) -> Result<Vec<GenReport>, GenError> {
+    generate_all_with(tb, targets, opts, |_| {})
+}
+
+/// As [`generate_all`], calling `on_report` as each set is done (to print progress).
+pub fn generate_all_with(
+    tb: &Tablebase,
+    targets: &[Material],
+    opts: &GenOptions,
+    mut on_report: impl FnMut(&GenReport),
+) -> Result<Vec<GenReport>, GenError> {
     std::fs::create_dir_all(tb.dir()).map_err(|source| GenError::Dir {
         path: tb.dir().to_path_buf(),
         source,
@@ -199,7 +209,7 @@ pub fn generate_all(
         if tb.has(m) && !rebuild {
             if wanted.contains(&m) {
                 let t = tb.table(m)?;
-                reports.push(GenReport {
+                let report = GenReport {
                     material: m,
                     slots: t.index.size(),
                     stats: t.stats().clone(),
@@ -208,11 +218,14 @@ pub fn generate_all(
                     peak_memory: peak_memory(),
                     generated: false,
                     phases: PhaseTimes::default(),
-                });
+                };
+                on_report(&report);
+                reports.push(report);
             }
             continue;
         }
         let report = pool.install(|| generate_one(tb, m, opts))?;
+        on_report(&report);
         reports.push(report);
     }
     Ok(reports)
