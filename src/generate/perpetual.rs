@@ -107,7 +107,6 @@ struct Part {
 
 /// The draws of a table as an explicit game graph for one side p.
 struct DrawGraph {
-    ranks: [DrawRank; 2],
     /// `offsets[v]..offsets[v + 1]` indexes `edges`: the distinct draws node v moves to.
     offsets: Vec<u64>,
     edges: Vec<u32>,
@@ -120,6 +119,46 @@ struct DrawGraph {
 }
 
 impl DrawGraph {
+    /// A graph from each node's flags and its distinct successors (`offsets[v]..offsets[v + 1]`
+    /// of `edges`); adds the predecessors of checked nodes.
+    fn new(flags: Vec<AtomicU8>, offsets: Vec<u64>, edges: Vec<u32>) -> Self {
+        let nodes = flags.len();
+        // Predecessors of checked nodes: only checking moves into Z make Z grow backwards.
+        let in_degree: Vec<AtomicU32> = (0..nodes).map(|_| AtomicU32::new(0)).collect();
+        (0..nodes).into_par_iter().with_min_len(4096).for_each(|v| {
+            for &u in &edges[offsets[v] as usize..offsets[v + 1] as usize] {
+                if flags[u as usize].load(Relaxed) & CHECKED != 0 {
+                    in_degree[u as usize].fetch_add(1, Relaxed);
+                }
+            }
+        });
+        let mut rev_offsets = Vec::with_capacity(nodes + 1);
+        rev_offsets.push(0u64);
+        for d in &in_degree {
+            rev_offsets.push(rev_offsets.last().copied().unwrap_or(0) + d.load(Relaxed) as u64);
+        }
+        let rev_total = rev_offsets[nodes] as usize;
+        let rev_cells: Vec<AtomicU32> = (0..rev_total).map(|_| AtomicU32::new(0)).collect();
+        (0..nodes).into_par_iter().with_min_len(4096).for_each(|v| {
+            for &u in &edges[offsets[v] as usize..offsets[v + 1] as usize] {
+                if flags[u as usize].load(Relaxed) & CHECKED != 0 {
+                    let k = in_degree[u as usize].fetch_sub(1, Relaxed) - 1;
+                    rev_cells[rev_offsets[u as usize] as usize + k as usize]
+                        .store(v as u32, Relaxed);
+                }
+            }
+        });
+        let rev_edges = rev_cells.into_iter().map(AtomicU32::into_inner).collect();
+        DrawGraph {
+            offsets,
+            edges,
+            rev_offsets,
+            rev_edges,
+            counters: (0..nodes).map(|_| AtomicU8::new(0)).collect(),
+            flags,
+        }
+    }
+
     fn len(&self) -> usize {
         self.flags.len()
     }
@@ -162,8 +201,9 @@ impl Solver<'_> {
         Ok([red, black])
     }
 
-    /// The graph of the current draws for side p: one move generation per draw.
-    fn draw_graph(&self, p: Color) -> Result<DrawGraph, GenError> {
+    /// The graph of the current draws for side p: one move generation per draw. Node ids are
+    /// the draws' ranks.
+    fn draw_graph(&self, p: Color) -> Result<([DrawRank; 2], DrawGraph), GenError> {
         let ranks = self.draw_ranks()?;
         let n = self.index.layout().len();
         let size = self.index.size();
@@ -200,41 +240,7 @@ impl Solver<'_> {
             edges.extend_from_slice(&part.edges);
             flags.extend(part.flags.into_iter().map(AtomicU8::new));
         }
-        // Predecessors of checked nodes: only checking moves into Z make Z grow backwards.
-        let in_degree: Vec<AtomicU32> = (0..nodes).map(|_| AtomicU32::new(0)).collect();
-        (0..nodes).into_par_iter().with_min_len(4096).for_each(|v| {
-            for &u in &edges[offsets[v] as usize..offsets[v + 1] as usize] {
-                if flags[u as usize].load(Relaxed) & CHECKED != 0 {
-                    in_degree[u as usize].fetch_add(1, Relaxed);
-                }
-            }
-        });
-        let mut rev_offsets = Vec::with_capacity(nodes + 1);
-        rev_offsets.push(0u64);
-        for d in &in_degree {
-            rev_offsets.push(rev_offsets.last().copied().unwrap_or(0) + d.load(Relaxed) as u64);
-        }
-        let rev_total = rev_offsets[nodes] as usize;
-        let rev_cells: Vec<AtomicU32> = (0..rev_total).map(|_| AtomicU32::new(0)).collect();
-        (0..nodes).into_par_iter().with_min_len(4096).for_each(|v| {
-            for &u in &edges[offsets[v] as usize..offsets[v + 1] as usize] {
-                if flags[u as usize].load(Relaxed) & CHECKED != 0 {
-                    let k = in_degree[u as usize].fetch_sub(1, Relaxed) - 1;
-                    rev_cells[rev_offsets[u as usize] as usize + k as usize]
-                        .store(v as u32, Relaxed);
-                }
-            }
-        });
-        let rev_edges: Vec<u32> = rev_cells.into_iter().map(AtomicU32::into_inner).collect();
-        Ok(DrawGraph {
-            ranks,
-            offsets,
-            edges,
-            rev_offsets,
-            rev_edges,
-            counters: (0..nodes).map(|_| AtomicU8::new(0)).collect(),
-            flags,
-        })
+        Ok((ranks, DrawGraph::new(flags, offsets, edges)))
     }
 
     /// Flags of draw slot `i` (`side` to move) for side p, with its distinct successor draws
@@ -453,9 +459,8 @@ impl Solver<'_> {
             if !can_check {
                 continue;
             }
-            let pass = Pass {
-                graph: self.draw_graph(p)?,
-            };
+            let (ranks, graph) = self.draw_graph(p)?;
+            let pass = Pass { graph };
             pass.run();
             for side in Color::ALL {
                 let marker = if side == p {
@@ -463,7 +468,7 @@ impl Solver<'_> {
                 } else {
                     STORED_RULE_LOSS
                 };
-                let rank = &pass.graph.ranks[side.index()];
+                let rank = &ranks[side.index()];
                 let n = self.values[side.index()]
                     .par_iter()
                     .enumerate()
@@ -478,5 +483,96 @@ impl Solver<'_> {
             }
         }
         Ok(counts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Solves a hand-made graph: each node is (p to move, in check, exit, successors); returns
+    /// which nodes p wins.
+    fn solve(nodes: &[(bool, bool, bool, &[u32])]) -> Vec<bool> {
+        let mut offsets = vec![0u64];
+        let mut edges = vec![];
+        let mut flags = vec![];
+        for &(p, check, exit, succ) in nodes {
+            edges.extend_from_slice(succ);
+            offsets.push(edges.len() as u64);
+            let f = (p as u8 * P_TO_MOVE) | (check as u8 * CHECKED) | (exit as u8 * EXIT);
+            flags.push(AtomicU8::new(f));
+        }
+        let pass = Pass {
+            graph: DrawGraph::new(flags, offsets, edges),
+        };
+        pass.run();
+        (0..nodes.len() as u32)
+            .map(|v| pass.flags(v) & X != 0)
+            .collect()
+    }
+
+    #[test]
+    fn the_side_that_must_check_forever_loses() {
+        // p quiet (0 -> 1), the opponent checks (1 -> 0), forever: p wins both.
+        let won = solve(&[(true, true, false, &[1]), (false, false, false, &[0])]);
+        assert_eq!(won, [true, true]);
+    }
+
+    #[test]
+    fn both_sides_checking_forever_is_a_draw() {
+        // Every move of both sides gives check: the highest label seen forever is 1.
+        let won = solve(&[(true, true, false, &[1]), (false, true, false, &[0])]);
+        assert_eq!(won, [false, false]);
+    }
+
+    #[test]
+    fn one_check_one_quiet_move_is_allowed() {
+        // The opponent checks (1 -> 2), p answers quietly (2 -> 3), the opponent makes a quiet
+        // move (3 -> 0), p answers quietly (0 -> 1): 一將一閑 is a draw.
+        let won = solve(&[
+            (true, false, false, &[1]),
+            (false, false, false, &[2]),
+            (true, true, false, &[3]),
+            (false, false, false, &[0]),
+        ]);
+        assert_eq!(won, [false; 4]);
+    }
+
+    #[test]
+    fn the_opponent_escapes_when_one_quiet_move_holds() {
+        // Node 1 (opponent to move) may check into 0 or move quietly into 2, from where p's
+        // only move returns to 1 quietly: the quiet cycle 1 -> 2 -> 1 holds the draw.
+        let won = solve(&[
+            (true, true, false, &[1]),
+            (false, false, false, &[0, 2]),
+            (true, false, false, &[1]),
+        ]);
+        assert_eq!(won, [false; 3]);
+    }
+
+    #[test]
+    fn a_quiet_escape_holds_only_while_it_does_not_lose() {
+        // From 1 the opponent checks into 0 or moves quietly to 2; p's only move from 2 leads
+        // to 3, where the opponent must check into 0, and p returns to 1. The lap through 2
+        // has one quiet opponent move (allowed): a draw. Once p has a winning way out at 2,
+        // the quiet move loses and only checks are left: p wins everywhere.
+        let nodes = [
+            (true, true, false, &[1u32][..]),
+            (false, false, false, &[0, 2][..]),
+            (true, false, false, &[3][..]),
+            (false, false, false, &[0][..]),
+        ];
+        assert_eq!(solve(&nodes), [false; 4]);
+        let mut with_exit = nodes;
+        with_exit[2].2 = true;
+        assert_eq!(solve(&with_exit), [true; 4]);
+    }
+
+    #[test]
+    fn an_opponent_exit_settles_the_node() {
+        // Without its exit node 1 must check forever; with it (a result p does not win) the
+        // opponent escapes.
+        let won = solve(&[(true, true, false, &[1]), (false, false, true, &[0])]);
+        assert_eq!(won, [false, false]);
     }
 }
