@@ -20,7 +20,10 @@
 //! | ... | payload: the sections' blocks, each a zstd frame with its own content checksum |
 //!
 //! Slots that hold no legal position carry the previous slot's value, so they cost almost
-//! nothing after compression. Files are written to a temporary name and renamed.
+//! nothing after compression. Each section may carry a zstd dictionary trained on its own
+//! blocks (kept in the header); the writer keeps it only when it makes the section smaller,
+//! dictionary included. Files are written to a temporary name and renamed. Version 3 files
+//! (the same layout without dictionaries) are still read.
 
 use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
 use bincode::{Decode, Encode};
@@ -35,8 +38,10 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// First bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
-/// Version of the file layout; readers refuse other versions.
-pub const FORMAT_VERSION: u32 = 3;
+/// Version of the file layout written; readers accept it and [`OLDEST_READABLE_VERSION`].
+pub const FORMAT_VERSION: u32 = 4;
+/// Oldest layout still read: version 3, the same without dictionaries.
+pub const OLDEST_READABLE_VERSION: u32 = 3;
 /// Version of the position <-> index scheme (crate::index).
 pub const INDEX_VERSION: u32 = 1;
 /// Positions per WDL block.
@@ -92,6 +97,57 @@ pub struct Section {
     pub offsets: Vec<u64>,
     /// xxh3-64 of the section's bytes.
     pub checksum: u64,
+    /// zstd dictionary every block of the section was compressed with (empty: none).
+    pub dictionary: Vec<u8>,
+}
+
+/// A section as version 3 stored it (no dictionary).
+#[derive(Decode)]
+struct SectionV3 {
+    block_values: u32,
+    value_bytes: u8,
+    offsets: Vec<u64>,
+    checksum: u64,
+}
+
+impl From<SectionV3> for Section {
+    fn from(s: SectionV3) -> Self {
+        Section {
+            block_values: s.block_values,
+            value_bytes: s.value_bytes,
+            offsets: s.offsets,
+            checksum: s.checksum,
+            dictionary: vec![],
+        }
+    }
+}
+
+/// A header as version 3 stored it.
+#[derive(Decode)]
+struct HeaderV3 {
+    format_version: u32,
+    rules: String,
+    material: String,
+    index_version: u32,
+    slots: u64,
+    wdl: SectionV3,
+    dtm: SectionV3,
+    stats: [SideStats; 2],
+}
+
+impl From<HeaderV3> for Header {
+    fn from(h: HeaderV3) -> Self {
+        Header {
+            format_version: h.format_version,
+            rules: h.rules,
+            material: h.material,
+            index_version: h.index_version,
+            slots: h.slots,
+            wdl: h.wdl.into(),
+            dtm: h.dtm.into(),
+            stats: h.stats,
+        }
+    }
 }
 
 /// Everything a table file says about itself.
@@ -216,10 +272,45 @@ fn dtm_from_byte(b: u8) -> u16 {
     }
 }
 
-fn compress(bytes: &[u8]) -> Vec<u8> {
-    let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("zstd compressor");
+fn compress(bytes: &[u8], dictionary: Option<&zstd::dict::EncoderDictionary>) -> Vec<u8> {
+    let mut c = match dictionary {
+        Some(d) => zstd::bulk::Compressor::with_prepared_dictionary(d),
+        None => zstd::bulk::Compressor::new(ZSTD_LEVEL),
+    }
+    .expect("zstd compressor");
     c.include_checksum(true).expect("zstd checksum flag");
     c.compress(bytes).expect("in-memory zstd compression")
+}
+
+/// Sections with fewer blocks are compressed without a dictionary.
+const DICTIONARY_MIN_BLOCKS: usize = 8;
+/// Blocks used to train a dictionary and to judge it, at most.
+const DICTIONARY_SAMPLES: usize = 64;
+/// Largest dictionary tried, bytes.
+const DICTIONARY_MAX_BYTES: usize = 16 << 10;
+
+/// A dictionary trained on `raw` blocks, if it makes a sample of them smaller, counting the
+/// dictionary's own size against it (scaled to the whole section).
+fn train_dictionary(raw: &[Vec<u8>]) -> Option<Vec<u8>> {
+    use rayon::prelude::*;
+    if raw.len() < DICTIONARY_MIN_BLOCKS {
+        return None;
+    }
+    let step = raw.len().div_ceil(DICTIONARY_SAMPLES);
+    let samples: Vec<&Vec<u8>> = raw.iter().step_by(step).collect();
+    let sample_bytes: usize = samples.iter().map(|s| s.len()).sum();
+    let dict =
+        zstd::dict::from_samples(&samples, DICTIONARY_MAX_BYTES.min(sample_bytes / 16)).ok()?;
+    let prepared = zstd::dict::EncoderDictionary::copy(&dict, ZSTD_LEVEL);
+    let (without, with): (usize, usize) = samples
+        .par_iter()
+        .map(|b| (compress(b, None).len(), compress(b, Some(&prepared)).len()))
+        .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
+    // The sample stands for the whole section: the dictionary pays if the saving over all
+    // blocks exceeds its size.
+    let scale = raw.len() as f64 / samples.len() as f64;
+    let saving = (without as f64 - with as f64) * scale;
+    (saving > dict.len() as f64).then_some(dict)
 }
 
 /// Raw bytes of one block of a section.
@@ -238,17 +329,26 @@ fn block_bytes(filled: &[u16], value_bytes: u8) -> Vec<u8> {
     }
 }
 
-/// Compresses both sides of one section; returns the blocks in order.
-fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8) -> Vec<Vec<u8>> {
+/// Compresses both sides of one section; returns the blocks in order and the dictionary
+/// they were compressed with (empty: none).
+fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8) -> (Vec<Vec<u8>>, Vec<u8>) {
     use rayon::prelude::*;
     let chunks: Vec<&[u16]> = filled
         .iter()
         .flat_map(|side| side.chunks(block as usize))
         .collect();
-    chunks
+    let raw: Vec<Vec<u8>> = chunks
         .par_iter()
-        .map(|c| compress(&block_bytes(c, value_bytes)))
-        .collect()
+        .map(|c| block_bytes(c, value_bytes))
+        .collect();
+    let dictionary = train_dictionary(&raw).unwrap_or_default();
+    let prepared = (!dictionary.is_empty())
+        .then(|| zstd::dict::EncoderDictionary::copy(&dictionary, ZSTD_LEVEL));
+    let blocks = raw
+        .par_iter()
+        .map(|b| compress(b, prepared.as_ref()))
+        .collect();
+    (blocks, dictionary)
 }
 
 /// Writes a table atomically: a temporary file in the same folder, synced, then renamed.
@@ -271,10 +371,10 @@ pub fn write_table(
         .copied()
         .unwrap_or(0);
     let dtm_bytes = if longest < 0xFD { 1 } else { 2 };
-    let wdl_blocks = compress_section(sides, WDL_BLOCK, 0);
-    let dtm_blocks = compress_section(sides, DTM_BLOCK, dtm_bytes);
+    let (wdl_blocks, wdl_dict) = compress_section(sides, WDL_BLOCK, 0);
+    let (dtm_blocks, dtm_dict) = compress_section(sides, DTM_BLOCK, dtm_bytes);
     let mut payload = Vec::new();
-    let mut section = |blocks: &[Vec<u8>], block_values: u32, value_bytes: u8| {
+    let mut section = |blocks: &[Vec<u8>], block_values: u32, value_bytes: u8, dict: Vec<u8>| {
         let start = payload.len();
         let mut offsets = vec![start as u64];
         for b in blocks {
@@ -286,10 +386,11 @@ pub fn write_table(
             value_bytes,
             offsets,
             checksum: xxh3_64(&payload[start..]),
+            dictionary: dict,
         }
     };
-    let wdl = section(&wdl_blocks, WDL_BLOCK, 0);
-    let dtm = section(&dtm_blocks, DTM_BLOCK, dtm_bytes);
+    let wdl = section(&wdl_blocks, WDL_BLOCK, 0, wdl_dict);
+    let dtm = section(&dtm_blocks, DTM_BLOCK, dtm_bytes, dtm_dict);
     let header = Header {
         format_version: FORMAT_VERSION,
         rules: rules.to_string(),
@@ -350,12 +451,26 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         return Err(TableError::CorruptHeader(path.into()));
     }
     let config = bincode::config::standard().with_limit::<{ 64 << 20 }>();
-    let (header, used): (Header, usize) = bincode::decode_from_slice(head, config)
-        .map_err(|_| TableError::CorruptHeader(path.into()))?;
+    let corrupt = |_| TableError::CorruptHeader(path.into());
+    // The version comes first in every layout; it says how to read the rest.
+    let (version, _): (u32, usize) = bincode::decode_from_slice(head, config).map_err(corrupt)?;
+    let (header, used): (Header, usize) = if version == OLDEST_READABLE_VERSION {
+        let (h, used): (HeaderV3, usize) =
+            bincode::decode_from_slice(head, config).map_err(corrupt)?;
+        (h.into(), used)
+    } else if version == FORMAT_VERSION {
+        bincode::decode_from_slice(head, config).map_err(corrupt)?
+    } else {
+        return Err(TableError::Version {
+            path: path.into(),
+            found: version,
+            index: 0,
+        });
+    };
     if used != head.len() {
         return Err(TableError::CorruptHeader(path.into()));
     }
-    if header.format_version != FORMAT_VERSION || header.index_version != INDEX_VERSION {
+    if header.index_version != INDEX_VERSION {
         return Err(TableError::Version {
             path: path.into(),
             found: header.format_version,
@@ -402,6 +517,8 @@ pub struct TableFile {
     header: Header,
     payload_start: usize,
     cache: Vec<Mutex<Option<CachedBlock>>>,
+    /// Prepared dictionaries of the sections that have one (WDL, DTM).
+    dictionaries: [Option<zstd::dict::DecoderDictionary<'static>>; 2],
 }
 
 impl TableFile {
@@ -415,7 +532,15 @@ impl TableFile {
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
         let (header, payload_start) = parse_header(path, &map)?;
         let blocks = header.wdl.offsets.len() + header.dtm.offsets.len();
+        let prepare = |s: &Section| {
+            (!s.dictionary.is_empty())
+                .then(|| zstd::dict::DecoderDictionary::try_copy(&s.dictionary))
+                .transpose()
+                .map_err(|_| TableError::CorruptHeader(path.into()))
+        };
+        let dictionaries = [prepare(&header.wdl)?, prepare(&header.dtm)?];
         Ok(TableFile {
+            dictionaries,
             path: path.to_path_buf(),
             map,
             header,
@@ -484,8 +609,14 @@ impl TableFile {
             k => n * k as usize,
         };
         let (a, z) = (s.offsets[b] as usize, s.offsets[b + 1] as usize);
-        let raw = zstd::bulk::decompress(&self.payload()[a..z], want)
-            .map_err(|_| TableError::CorruptPayload(self.path.clone()))?;
+        let corrupt = |_| TableError::CorruptPayload(self.path.clone());
+        let frame = &self.payload()[a..z];
+        let raw = match &self.dictionaries[kind as usize] {
+            Some(d) => zstd::bulk::Decompressor::with_prepared_dictionary(d)
+                .and_then(|mut dec| dec.decompress(frame, want))
+                .map_err(corrupt)?,
+            None => zstd::bulk::decompress(frame, want).map_err(corrupt)?,
+        };
         if raw.len() != want {
             return Err(TableError::CorruptPayload(self.path.clone()));
         }
