@@ -123,6 +123,13 @@ enum Command {
         #[command(flatten)]
         tables: TableArgs,
     },
+    /// Rewrite table files in the current file format, keeping their values (no regeneration).
+    Repack {
+        /// Material sets to repack (every table of the rule set in the folder if none).
+        materials: Vec<String>,
+        #[command(flatten)]
+        tables: TableArgs,
+    },
     /// How the tables bear out the book grade of a named endgame (generates what it needs).
     Verdict {
         /// Material set, attacker first (ASCII or Chinese: 马对单将, 炮双相对单将).
@@ -486,6 +493,33 @@ fn run(command: Command) -> Result<()> {
                     }
                 }
             }
+        }
+        Command::Repack { materials, tables } => {
+            let tb = tables.open();
+            let paths: Vec<PathBuf> = if materials.is_empty() {
+                let suffix = format!(".{}.{}", tb.rules().name(), canju::table::EXTENSION);
+                let mut found: Vec<PathBuf> = std::fs::read_dir(tb.dir())
+                    .map_err(|e| format!("{}: {e}", tb.dir().display()))?
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.path())
+                    .filter(|p| p.to_string_lossy().ends_with(&suffix))
+                    .collect();
+                found.sort();
+                found
+            } else {
+                materials
+                    .iter()
+                    .map(|name| Ok(tb.path_of(parse_material(name)?)))
+                    .collect::<Result<_>>()?
+            };
+            let (mut before, mut after) = (0, 0);
+            for path in &paths {
+                let (b, a) = canju::table::repack(path)?;
+                println!("{}: {b} -> {a} bytes", path.display());
+                before += b;
+                after += a;
+            }
+            println!("{} tables: {before} -> {after} bytes", paths.len());
         }
         Command::Info { json, tables } => {
             let dir = tables.dir;

@@ -157,3 +157,26 @@ fn bad_input_gives_one_line_errors() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn repack_brings_old_tables_to_the_current_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format3");
+    for name in ["KK", "KNK"] {
+        let file = format!("{name}.asian.ctb");
+        std::fs::copy(old.join(&file), dir.path().join(&file)).unwrap();
+    }
+    let fen = "3k5/9/9/9/9/9/9/4N4/9/4K4 w";
+    let before = probe_json(dir.path(), fen);
+    let out = canju()
+        .args(["repack", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 tables"));
+    let path = dir.path().join("KNK.asian.ctb");
+    let file = canju::table::TableFile::open(&path).unwrap();
+    assert_eq!(file.header().format_version, canju::table::FORMAT_VERSION);
+    assert_eq!(probe_json(dir.path(), fen), before);
+}

@@ -717,6 +717,21 @@ pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
     })
 }
 
+/// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
+/// rule set and statistics; everything is checked on the way in. Returns the file's size in
+/// bytes before and after.
+pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
+    let old = read_table(path)?;
+    let new_bytes = write_table(
+        path,
+        &old.header.rules,
+        &old.header.material,
+        [&old.values[0], &old.values[1]],
+        old.header.stats.clone(),
+    )?;
+    Ok((old.file_bytes, new_bytes))
+}
+
 /// The file name of a material set's table under a rule set: `KRKAA.asian.ctb`.
 pub fn file_name(material: &str, rules: &str) -> String {
     format!("{material}.{rules}.{EXTENSION}")
