@@ -201,6 +201,11 @@ struct Group {
     combos: u64,
 }
 
+/// Where both sides' generals, advisors and elephants stand, as placement numbers: the part
+/// of a slot that moves of rooks, horses, cannons and pawns leave alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefenderPair([u16; 2]);
+
 /// The index of one material set.
 pub struct MaterialIndex {
     material: Material,
@@ -393,7 +398,20 @@ impl MaterialIndex {
     /// never can. Pieces sharing a point are not detected here.
     #[inline]
     pub fn encode_squares(&self, sq: &[u8]) -> Option<u64> {
-        let mut p = [0usize; 2];
+        self.encode_with(self.defender_pair(sq)?, sq)
+    }
+
+    /// Entries of a square list that belong to the generals, advisors and elephants (they
+    /// come first); a move of any later entry keeps the [`DefenderPair`].
+    pub fn defender_entries(&self) -> usize {
+        self.defenders[0].len() + self.defenders[1].len()
+    }
+
+    /// The placements of both sides' generals, advisors and elephants in a square list, or
+    /// `None` if one stands where it never can.
+    #[inline]
+    pub fn defender_pair(&self, sq: &[u8]) -> Option<DefenderPair> {
+        let mut p = [0u16; 2];
         let mut n = 0;
         for (i, d) in self.defenders.iter().enumerate() {
             let (a, e) = (d.advisors, d.elephants);
@@ -401,13 +419,22 @@ impl MaterialIndex {
             if v == NONE16 {
                 return None;
             }
-            p[i] = v as usize;
+            p[i] = v;
             n += d.len();
         }
-        let direct = (p[0], p[1]);
+        Some(DefenderPair(p))
+    }
+
+    /// As [`MaterialIndex::encode_squares`] for a square list whose defenders stand as `pair`
+    /// says (computed once for all the moves of other pieces).
+    #[inline]
+    pub fn encode_with(&self, pair: DefenderPair, sq: &[u8]) -> Option<u64> {
+        let [r, b] = pair.0.map(|v| v as usize);
+        let n = self.defender_entries();
+        let direct = (r, b);
         let mirrored = (
-            self.defenders[0].mirror[p[0]] as usize,
-            self.defenders[1].mirror[p[1]] as usize,
+            self.defenders[0].mirror[r] as usize,
+            self.defenders[1].mirror[b] as usize,
         );
         use std::cmp::Ordering::*;
         match direct.cmp(&mirrored) {

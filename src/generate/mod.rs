@@ -309,6 +309,8 @@ impl Solver<'_> {
             return Ok(0);
         }
         let entry = entries_by_square(sq);
+        let pair = self.index.defender_pair(sq).expect("legal slot");
+        let defenders = self.index.defender_entries();
         succ.clear();
         let mut best_win: Option<u16> = None;
         for &mv in moves.iter() {
@@ -319,11 +321,12 @@ impl Solver<'_> {
             } else {
                 let k = entry[mv.from.index()] as usize;
                 sq[k] = mv.to.index() as u8;
-                succ.push(
-                    self.index
-                        .encode_squares(sq)
-                        .expect("quiet move keeps material"),
-                );
+                let j = if k < defenders {
+                    self.index.encode_squares(sq)
+                } else {
+                    self.index.encode_with(pair, sq)
+                };
+                succ.push(j.expect("quiet move keeps material"));
                 sq[k] = mv.from.index() as u8;
             }
         }
@@ -367,15 +370,18 @@ impl Solver<'_> {
         self.index.decode_squares(i, sq);
         let pos = self.index.position_of(sq, turn);
         let entry = entries_by_square(sq);
+        let pair = self.index.defender_pair(sq).expect("legal slot");
+        let defenders = self.index.defender_entries();
         preds.clear();
         pos.for_each_unmove(&[], |um, _| {
             let k = entry[um.mv.to.index()] as usize;
             sq[k] = um.mv.from.index() as u8;
-            preds.push(
-                self.index
-                    .encode_squares(sq)
-                    .expect("un-moves keep material"),
-            );
+            let j = if k < defenders {
+                self.index.encode_squares(sq)
+            } else {
+                self.index.encode_with(pair, sq)
+            };
+            preds.push(j.expect("un-moves keep material"));
             sq[k] = um.mv.to.index() as u8;
         });
         preds.sort_unstable();

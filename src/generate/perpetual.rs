@@ -267,6 +267,8 @@ impl Solver<'_> {
         for (k, &s) in sq.iter().enumerate() {
             entry[s as usize] = k as u8;
         }
+        let pair = self.index.defender_pair(sq).expect("draws are legal");
+        let defenders = self.index.defender_entries();
         succ.clear();
         for &mv in pos.legal_moves().iter() {
             let fixed = if pos.is_capture(mv) {
@@ -274,10 +276,12 @@ impl Solver<'_> {
             } else {
                 let k = entry[mv.from.index()] as usize;
                 sq[k] = mv.to.index() as u8;
-                let j = self
-                    .index
-                    .encode_squares(sq)
-                    .expect("quiet move keeps material");
+                let j = if k < defenders {
+                    self.index.encode_squares(sq)
+                } else {
+                    self.index.encode_with(pair, sq)
+                }
+                .expect("quiet move keeps material");
                 sq[k] = mv.from.index() as u8;
                 match ranks[next.index()].id(j) {
                     Some(u) => {

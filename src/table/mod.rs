@@ -282,33 +282,39 @@ fn compress(bytes: &[u8], dictionary: Option<&zstd::dict::EncoderDictionary>) ->
     c.compress(bytes).expect("in-memory zstd compression")
 }
 
-/// Sections with fewer blocks are compressed without a dictionary.
-const DICTIONARY_MIN_BLOCKS: usize = 8;
-/// Blocks used to train a dictionary and to judge it, at most.
-const DICTIONARY_SAMPLES: usize = 64;
+/// Sections with fewer blocks are compressed without a dictionary (on the 4-men sets, with
+/// up to 30 blocks a section, none paid).
+const DICTIONARY_MIN_BLOCKS: usize = 32;
+/// Blocks a dictionary is trained on, at most (evenly spaced over the section).
+const DICTIONARY_TRAINING_BLOCKS: usize = 32;
+/// Blocks compressed with and without the dictionary to judge it.
+const DICTIONARY_TRIAL_BLOCKS: usize = 8;
 /// Largest dictionary tried, bytes.
 const DICTIONARY_MAX_BYTES: usize = 16 << 10;
 
-/// A dictionary trained on `raw` blocks, if it makes a sample of them smaller, counting the
-/// dictionary's own size against it (scaled to the whole section).
+/// Every `len / n`-th item, about `n` of them.
+fn spread<T>(items: &[T], n: usize) -> impl Iterator<Item = &T> {
+    items.iter().step_by(items.len().div_ceil(n).max(1))
+}
+
+/// A dictionary trained on `raw` blocks, if it makes a trial sample of them smaller, counting
+/// the dictionary's own size against it (the sample's saving scaled to the whole section).
 fn train_dictionary(raw: &[Vec<u8>]) -> Option<Vec<u8>> {
     use rayon::prelude::*;
     if raw.len() < DICTIONARY_MIN_BLOCKS {
         return None;
     }
-    let step = raw.len().div_ceil(DICTIONARY_SAMPLES);
-    let samples: Vec<&Vec<u8>> = raw.iter().step_by(step).collect();
+    let samples: Vec<&Vec<u8>> = spread(raw, DICTIONARY_TRAINING_BLOCKS).collect();
     let sample_bytes: usize = samples.iter().map(|s| s.len()).sum();
     let dict =
         zstd::dict::from_samples(&samples, DICTIONARY_MAX_BYTES.min(sample_bytes / 16)).ok()?;
     let prepared = zstd::dict::EncoderDictionary::copy(&dict, ZSTD_LEVEL);
-    let (without, with): (usize, usize) = samples
+    let trial: Vec<&Vec<u8>> = spread(raw, DICTIONARY_TRIAL_BLOCKS).collect();
+    let (without, with): (usize, usize) = trial
         .par_iter()
         .map(|b| (compress(b, None).len(), compress(b, Some(&prepared)).len()))
         .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
-    // The sample stands for the whole section: the dictionary pays if the saving over all
-    // blocks exceeds its size.
-    let scale = raw.len() as f64 / samples.len() as f64;
+    let scale = raw.len() as f64 / trial.len() as f64;
     let saving = (without as f64 - with as f64) * scale;
     (saving > dict.len() as f64).then_some(dict)
 }
