@@ -48,17 +48,29 @@ fn combo_index(ords: &[u8]) -> u64 {
 }
 
 /// Inverse of [`combo_index`] for `k` elements.
+#[inline]
 fn combo_decode(mut idx: u64, k: usize, out: &mut [u8]) {
+    if k == 1 {
+        // C(o, 1) = o.
+        out[0] = idx as u8;
+        return;
+    }
     let mut top = 90usize;
     for i in (0..k).rev() {
-        // Largest o with C(o, i+1) <= idx.
-        let mut o = top.min(90);
-        while BINOMIAL[o][i + 1] > idx {
-            o -= 1;
+        // Largest o < top (o = top only at the start) with C(o, i+1) <= idx, by bisection:
+        // C(o, i+1) grows with o.
+        let (mut lo, mut hi) = (i, top);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if BINOMIAL[mid][i + 1] <= idx {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
         }
-        out[i] = o as u8;
-        idx -= BINOMIAL[o][i + 1];
-        top = o;
+        out[i] = lo as u8;
+        idx -= BINOMIAL[lo][i + 1];
+        top = lo;
     }
 }
 
@@ -522,6 +534,18 @@ mod tests {
             for idx in 0..BINOMIAL[20][k] {
                 combo_decode(idx, k, &mut out);
                 assert!(out[..k].windows(2).all(|w| w[0] < w[1]));
+                assert_eq!(combo_index(&out[..k]), idx);
+            }
+        }
+        // Up to five of the 90 points, at both ends of the range and spread through it.
+        for k in 1..=5 {
+            let total = BINOMIAL[90][k];
+            let step = (total / 5000).max(1);
+            let idxs = (0..total).step_by(step as usize).chain(total - 100.min(total)..total);
+            for idx in idxs {
+                combo_decode(idx, k, &mut out);
+                assert!(out[..k].windows(2).all(|w| w[0] < w[1]), "k {k} idx {idx}");
+                assert!(out[k - 1] < 90);
                 assert_eq!(combo_index(&out[..k]), idx);
             }
         }
