@@ -541,7 +541,9 @@ mod tests {
         for k in 1..=5 {
             let total = BINOMIAL[90][k];
             let step = (total / 5000).max(1);
-            let idxs = (0..total).step_by(step as usize).chain(total - 100.min(total)..total);
+            let idxs = (0..total)
+                .step_by(step as usize)
+                .chain(total - 100.min(total)..total);
             for idx in idxs {
                 combo_decode(idx, k, &mut out);
                 assert!(out[..k].windows(2).all(|w| w[0] < w[1]), "k {k} idx {idx}");

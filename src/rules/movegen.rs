@@ -134,30 +134,52 @@ impl Position {
     pub fn is_attacked(&self, target: Square, by: Color) -> bool {
         let t = target.index();
         let b = &self.board;
-        // Rooks, generals (flying general) and cannons along the four rays.
-        for d in 0..4 {
-            let ray = &RAYS.squares[t][d];
-            let len = RAYS.len[t][d] as usize;
-            let mut i = 0;
-            while i < len {
-                if let Some(p) = b[ray[i] as usize] {
-                    if p.color == by && (p.role == Role::Rook || (p.role == Role::General && d < 2))
-                    {
-                        return true;
-                    }
-                    i += 1;
-                    while i < len {
-                        if let Some(q) = b[ray[i] as usize] {
-                            if q.color == by && q.role == Role::Cannon {
-                                return true;
-                            }
-                            break;
-                        }
-                        i += 1;
-                    }
-                    break;
-                }
-                i += 1;
+        let (f, r) = (t % 9, t / 9);
+        // Rooks, generals (flying general) and cannons along the four lines: the nearest piece
+        // and the one behind it (a cannon's target over its screen), from the occupancy masks.
+        let screened = |first: usize, second: Option<usize>, general: bool| {
+            if let Some(p) = b[first]
+                && p.color == by
+                && (p.role == Role::Rook || (general && p.role == Role::General))
+            {
+                return true;
+            }
+            second.is_some_and(|s| b[s] == Some(Piece::new(by, Role::Cannon)))
+        };
+        let file = self.files[f];
+        let up = file & !((2u16 << r) - 1);
+        if up != 0 {
+            let rest = up & (up - 1);
+            let second = (rest != 0).then(|| rest.trailing_zeros() as usize * 9 + f);
+            if screened(up.trailing_zeros() as usize * 9 + f, second, true) {
+                return true;
+            }
+        }
+        let down = file & ((1u16 << r) - 1);
+        if down != 0 {
+            let top = 15 - down.leading_zeros() as usize;
+            let rest = down & !(1u16 << top);
+            let second = (rest != 0).then(|| (15 - rest.leading_zeros() as usize) * 9 + f);
+            if screened(top * 9 + f, second, true) {
+                return true;
+            }
+        }
+        let rank = self.ranks[r];
+        let right = rank & !((2u16 << f) - 1);
+        if right != 0 {
+            let rest = right & (right - 1);
+            let second = (rest != 0).then(|| r * 9 + rest.trailing_zeros() as usize);
+            if screened(r * 9 + right.trailing_zeros() as usize, second, false) {
+                return true;
+            }
+        }
+        let left = rank & ((1u16 << f) - 1);
+        if left != 0 {
+            let top = 15 - left.leading_zeros() as usize;
+            let rest = left & !(1u16 << top);
+            let second = (rest != 0).then(|| r * 9 + 15 - rest.leading_zeros() as usize);
+            if screened(r * 9 + top, second, false) {
+                return true;
             }
         }
         // Horses, with the leg next to the horse empty.

@@ -109,6 +109,10 @@ pub type Captured = Option<Piece>;
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Position {
     pub(crate) board: [Option<Piece>; 90],
+    /// Occupied ranks of each file (bit r: rank r), kept with `board` by `set_square`.
+    pub(crate) files: [u16; 9],
+    /// Occupied files of each rank (bit f: file f).
+    pub(crate) ranks: [u16; 10],
     pub(crate) turn: Color,
     /// Square of each side's general, or 0xFF when missing.
     pub(crate) generals: [u8; 2],
@@ -130,6 +134,8 @@ impl Position {
     pub fn empty(turn: Color) -> Position {
         Position {
             board: [None; 90],
+            files: [0; 9],
+            ranks: [0; 10],
             turn,
             generals: [NO_SQUARE; 2],
             halfmoves: 0,
@@ -340,10 +346,25 @@ impl Position {
         self.fullmoves
     }
 
+    /// Writes one point of the board, keeping the occupancy masks in step. Every change to
+    /// `board` goes through here.
+    #[inline]
+    pub(crate) fn set_square(&mut self, sq: usize, piece: Option<Piece>) {
+        let (f, r) = (sq % 9, sq / 9);
+        if piece.is_some() {
+            self.files[f] |= 1 << r;
+            self.ranks[r] |= 1 << f;
+        } else {
+            self.files[f] &= !(1 << r);
+            self.ranks[r] &= !(1 << f);
+        }
+        self.board[sq] = piece;
+    }
+
     /// Puts `piece` on `sq`, replacing whatever stood there.
     pub fn put(&mut self, sq: Square, piece: Piece) {
         self.remove(sq);
-        self.board[sq.index()] = Some(piece);
+        self.set_square(sq.index(), Some(piece));
         if piece.role == Role::General {
             self.generals[piece.color.index()] = sq.index() as u8;
         }
@@ -351,7 +372,8 @@ impl Position {
 
     /// Takes the piece off `sq` and returns it.
     pub fn remove(&mut self, sq: Square) -> Option<Piece> {
-        let old = self.board[sq.index()].take();
+        let old = self.board[sq.index()];
+        self.set_square(sq.index(), None);
         if let Some(p) = old
             && p.role == Role::General
             && self.generals[p.color.index()] == sq.index() as u8
@@ -381,8 +403,10 @@ impl Position {
     #[inline]
     pub fn make(&mut self, mv: Move) -> Captured {
         let (from, to) = (mv.from.index(), mv.to.index());
-        let piece = self.board[from].take();
-        let captured = std::mem::replace(&mut self.board[to], piece);
+        let piece = self.board[from];
+        let captured = self.board[to];
+        self.set_square(from, None);
+        self.set_square(to, piece);
         if let Some(p) = piece
             && p.role == Role::General
         {
@@ -396,8 +420,9 @@ impl Position {
     #[inline]
     pub fn unmake(&mut self, mv: Move, captured: Captured) {
         let (from, to) = (mv.from.index(), mv.to.index());
-        let piece = std::mem::replace(&mut self.board[to], captured);
-        self.board[from] = piece;
+        let piece = self.board[to];
+        self.set_square(to, captured);
+        self.set_square(from, piece);
         if let Some(p) = piece
             && p.role == Role::General
         {

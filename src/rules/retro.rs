@@ -72,8 +72,8 @@ impl Position {
                     || may_expose_general(gv, Move::new(to, from))
                     || may_attack_from(piece.role, from, gv);
                 // Move the piece back.
-                scratch.board[to.index()] = None;
-                scratch.board[from.index()] = Some(piece);
+                scratch.set_square(to.index(), None);
+                scratch.set_square(from.index(), Some(piece));
                 if piece.role == Role::General {
                     scratch.generals[mover.index()] = from.index() as u8;
                 }
@@ -94,7 +94,7 @@ impl Position {
                     if role == Role::General || !back.can_stand_on(to) {
                         continue;
                     }
-                    scratch.board[to.index()] = Some(back);
+                    scratch.set_square(to.index(), Some(back));
                     if !(needs_test && scratch.is_in_check(victim)) {
                         f(
                             UnMove {
@@ -104,11 +104,11 @@ impl Position {
                             &scratch,
                         );
                     }
-                    scratch.board[to.index()] = None;
+                    scratch.set_square(to.index(), None);
                 }
                 // Restore.
-                scratch.board[from.index()] = None;
-                scratch.board[to.index()] = Some(piece);
+                scratch.set_square(from.index(), None);
+                scratch.set_square(to.index(), Some(piece));
                 if piece.role == Role::General {
                     scratch.generals[mover.index()] = to.index() as u8;
                 }
