@@ -699,6 +699,9 @@ fn print_verdict(v: &Verdict, entry: Option<&canju::theory::Entry>) {
             }
         );
     }
+    if let Some(d) = &v.recorded_disagreement {
+        println!("  recorded disagreement: {d}");
+    }
     for (label, shares) in [("all positions", &v.all), ("quiet positions", &v.quiet)] {
         for (who, s) in ["attacker to move", "defender to move"]
             .iter()

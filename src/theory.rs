@@ -215,6 +215,8 @@ pub struct Verdict {
     pub quiet_not_won: Vec<String>,
     /// Quiet positions the attacker wins (exceptions to a book draw), up to 3, longest first.
     pub quiet_won: Vec<String>,
+    /// The disagreement the catalogue records for this set, with its evidence.
+    pub recorded_disagreement: Option<String>,
 }
 
 #[derive(Default)]
@@ -340,6 +342,9 @@ pub fn verdict(
         quiet: acc.quiet,
         quiet_not_won: acc.not_won,
         quiet_won: acc.won.into_iter().map(|(_, f)| f).collect(),
+        recorded_disagreement: catalogue
+            .find(material)
+            .and_then(|e| e.disagreement.clone()),
     })
 }
 
