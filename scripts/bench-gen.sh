@@ -18,3 +18,6 @@ awk -v s="$start" -v e="$end" -v n="$sets" -v p="$positions" -v b="$bytes" -v m=
   t = e - s
   printf "sets up to %d men: %d, positions %d, %.1f s, %.2f M positions/s, tables %.1f MB (%.3f bits/position)\n", m, n, p, t, p / t / 1e6, b / 1e6, 8 * b / p
 }'
+# Where the time went, summed over the sets (each set's line ends with its phase times).
+sed -n 's/.*(init \([0-9.]*\), sweep \([0-9.]*\), rule \([0-9.]*\), write \([0-9.]*\)).*/\1 \2 \3 \4/p' "$dir/report.txt" |
+  awk '{i += $1; s += $2; r += $3; w += $4} END {printf "phases: init %.1f s, sweep %.1f s, perpetual-check rule %.1f s, write %.1f s\n", i, s, r, w}'

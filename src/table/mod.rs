@@ -292,11 +292,11 @@ fn compress(bytes: &[u8], dictionary: Option<&zstd::dict::EncoderDictionary>) ->
 /// up to 30 blocks a section, none paid).
 const DICTIONARY_MIN_BLOCKS: usize = 32;
 /// Blocks a dictionary is trained on, at most (evenly spaced over the section).
-const DICTIONARY_TRAINING_BLOCKS: usize = 1024;
+const DICTIONARY_TRAINING_BLOCKS: usize = 32;
 /// Blocks compressed with and without the dictionary to judge it.
-const DICTIONARY_TRIAL_BLOCKS: usize = 64;
+const DICTIONARY_TRIAL_BLOCKS: usize = 8;
 /// Largest dictionary tried, bytes.
-const DICTIONARY_MAX_BYTES: usize = 32 << 10;
+const DICTIONARY_MAX_BYTES: usize = 16 << 10;
 
 /// Every `len / n`-th item, about `n` of them.
 fn spread<T>(items: &[T], n: usize) -> impl Iterator<Item = &T> {
