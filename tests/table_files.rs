@@ -206,7 +206,7 @@ fn table_like_values(slots: usize, seed: u64) -> Vec<u16> {
 fn a_table_compressed_with_a_dictionary_reads_back() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("KRKR.asian.ctb");
-    let slots = 40 * canju::table::DTM_BLOCK as usize;
+    let slots = 200 * canju::table::DTM_BLOCK as usize;
     let values = [table_like_values(slots, 1), table_like_values(slots, 2)];
     canju::table::write_table(
         &path,
