@@ -27,7 +27,7 @@ use crate::index::MAX_MEN;
 use crate::rules::{Color, Role};
 use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
@@ -409,20 +409,24 @@ impl Pass {
 
     /// Copies bit `from` onto bit `to` on every node; true if anything changed.
     fn copy_bit(&self, from: u8, to: u8) -> bool {
-        let changed = AtomicBool::new(false);
-        self.graph.flags.par_iter().for_each(|c| {
-            let f = c.load(Relaxed);
-            let want = f & from != 0;
-            if want != (f & to != 0) {
-                changed.store(true, Relaxed);
-                if want {
-                    c.fetch_or(to, Relaxed);
-                } else {
-                    c.fetch_and(!to, Relaxed);
+        // One flag per chunk, combined at the end: a shared "changed" flag written by every
+        // thread for every changed node kept two cores fighting over one cache line.
+        self.graph
+            .flags
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                let mut changed = false;
+                for c in chunk {
+                    let f = c.load(Relaxed);
+                    let want = f & from != 0;
+                    if want != (f & to != 0) {
+                        changed = true;
+                        c.store(if want { f | to } else { f & !to }, Relaxed);
+                    }
                 }
-            }
-        });
-        changed.load(Relaxed)
+                changed
+            })
+            .reduce(|| false, |a, b| a || b)
     }
 
     /// Runs the fixpoint; afterwards X holds the draws p wins.
