@@ -203,6 +203,18 @@ fn parse_fen(fen: &str) -> Result<Position> {
     Ok(Position::from_fen(fen)?)
 }
 
+/// The table files in a folder, sorted by name.
+fn table_paths(dir: &std::path::Path) -> Result<Vec<PathBuf>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == canju::table::EXTENSION))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
 fn parse_material(name: &str) -> Result<Material> {
     Ok(Material::parse(name)?)
 }
@@ -498,14 +510,10 @@ fn run(command: Command) -> Result<()> {
             let tb = tables.open();
             let paths: Vec<PathBuf> = if materials.is_empty() {
                 let suffix = format!(".{}.{}", tb.rules().name(), canju::table::EXTENSION);
-                let mut found: Vec<PathBuf> = std::fs::read_dir(tb.dir())
-                    .map_err(|e| format!("{}: {e}", tb.dir().display()))?
-                    .filter_map(|e| e.ok())
-                    .map(|e| e.path())
+                table_paths(tb.dir())?
+                    .into_iter()
                     .filter(|p| p.to_string_lossy().ends_with(&suffix))
-                    .collect();
-                found.sort();
-                found
+                    .collect()
             } else {
                 materials
                     .iter()
@@ -524,14 +532,7 @@ fn run(command: Command) -> Result<()> {
         Command::Info { json, tables } => {
             let dir = tables.dir;
             let mut rows = vec![];
-            let mut entries: Vec<_> = std::fs::read_dir(&dir)
-                .map_err(|e| format!("{}: {e}", dir.display()))?
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == canju::table::EXTENSION))
-                .collect();
-            entries.sort();
-            for path in entries {
+            for path in table_paths(&dir)? {
                 let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let (h, _) = canju::table::parse_header(&path, &bytes)?;
                 let positions = h.stats[0].positions + h.stats[1].positions;

@@ -22,7 +22,7 @@ mod progress;
 use crate::index::{MAX_MEN, MaterialIndex};
 use crate::material::Material;
 use crate::probe::{ProbeError, RuleSet, Table, Tablebase};
-use crate::rules::{Color, Move, Position, Role};
+use crate::rules::{Color, Move, Position, Role, Square};
 use crate::table::{self, SideStats, TableError};
 use crate::value::{STORED_DRAW, STORED_ILLEGAL, Value};
 use progress::Phase;
@@ -308,9 +308,7 @@ impl Solver<'_> {
         if moves.is_empty() {
             return Ok(0);
         }
-        let entry = entries_by_square(sq);
-        let pair = self.index.defender_pair(sq).expect("legal slot");
-        let defenders = self.index.defender_entries();
+        let mut near = Neighbours::new(self.index, sq);
         succ.clear();
         let mut best_win: Option<u16> = None;
         for &mv in moves.iter() {
@@ -319,15 +317,7 @@ impl Solver<'_> {
                     best_win = Some(best_win.map_or(n + 1, |b| b.min(n + 1)));
                 }
             } else {
-                let k = entry[mv.from.index()] as usize;
-                sq[k] = mv.to.index() as u8;
-                let j = if k < defenders {
-                    self.index.encode_squares(sq)
-                } else {
-                    self.index.encode_with(pair, sq)
-                };
-                succ.push(j.expect("quiet move keeps material"));
-                sq[k] = mv.from.index() as u8;
+                succ.push(near.slot_after(self.index, mv.from, mv.to));
             }
         }
         if let Some(w) = best_win {
@@ -369,20 +359,10 @@ impl Solver<'_> {
         let sq = &mut sq[..self.index.layout().len()];
         self.index.decode_squares(i, sq);
         let pos = self.index.position_of(sq, turn);
-        let entry = entries_by_square(sq);
-        let pair = self.index.defender_pair(sq).expect("legal slot");
-        let defenders = self.index.defender_entries();
+        let mut near = Neighbours::new(self.index, sq);
         preds.clear();
         pos.for_each_unmove(&[], |um, _| {
-            let k = entry[um.mv.to.index()] as usize;
-            sq[k] = um.mv.from.index() as u8;
-            let j = if k < defenders {
-                self.index.encode_squares(sq)
-            } else {
-                self.index.encode_with(pair, sq)
-            };
-            preds.push(j.expect("un-moves keep material"));
-            sq[k] = um.mv.to.index() as u8;
+            preds.push(near.slot_after(self.index, um.mv.to, um.mv.from));
         });
         preds.sort_unstable();
         preds.dedup();
@@ -444,14 +424,40 @@ impl Solver<'_> {
     }
 }
 
-/// For each square, which entry of the square list stands on it.
-#[inline]
-fn entries_by_square(sq: &[u8]) -> [u8; 90] {
-    let mut e = [0xFFu8; 90];
-    for (k, &s) in sq.iter().enumerate() {
-        e[s as usize] = k as u8;
+/// A position's square list, ready to give the slots of positions one piece-move away (moves
+/// and un-moves alike): which entry stands on each square, and the defender placements that
+/// moves of other pieces leave alone.
+struct Neighbours<'s> {
+    sq: &'s mut [u8],
+    entry: [u8; 90],
+    pair: crate::index::DefenderPair,
+}
+
+impl<'s> Neighbours<'s> {
+    /// `sq` must be a legal slot's square list.
+    #[inline]
+    fn new(index: &MaterialIndex, sq: &'s mut [u8]) -> Self {
+        let mut entry = [0xFFu8; 90];
+        for (k, &s) in sq.iter().enumerate() {
+            entry[s as usize] = k as u8;
+        }
+        let pair = index.defender_pair(sq).expect("legal slot");
+        Neighbours { sq, entry, pair }
     }
-    e
+
+    /// The slot after the piece on `from` goes to the empty point `to`.
+    #[inline]
+    fn slot_after(&mut self, index: &MaterialIndex, from: Square, to: Square) -> u64 {
+        let k = self.entry[from.index()] as usize;
+        self.sq[k] = to.index() as u8;
+        let j = if k < index.defender_entries() {
+            index.encode_squares(self.sq)
+        } else {
+            index.encode_with(self.pair, self.sq)
+        };
+        self.sq[k] = from.index() as u8;
+        j.expect("a move keeps the material")
+    }
 }
 
 /// Chunk of slots handled by one rayon task.

@@ -22,7 +22,7 @@
 //! opponent to move): no distance, since p forces the opponent to break the rule rather than
 //! mate.
 
-use super::{GenError, Solver, par_chunks};
+use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
 use crate::rules::{Color, Role};
 use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
@@ -260,29 +260,17 @@ impl Solver<'_> {
         let pos = self.index.position_of(sq, side);
         let next = side.opponent();
         let mut flags = if side == p { P_TO_MOVE } else { 0 };
-        if pos.in_check() {
+        let checked = pos.in_check();
+        if checked {
             flags |= CHECKED;
         }
-        let mut entry = [0xFFu8; 90];
-        for (k, &s) in sq.iter().enumerate() {
-            entry[s as usize] = k as u8;
-        }
-        let pair = self.index.defender_pair(sq).expect("draws are legal");
-        let defenders = self.index.defender_entries();
+        let mut near = Neighbours::new(self.index, sq);
         succ.clear();
-        for &mv in pos.legal_moves().iter() {
+        for &mv in pos.legal_moves_knowing_check(checked).iter() {
             let fixed = if pos.is_capture(mv) {
                 self.capture_value_raw(&pos, mv)?.to_stored()
             } else {
-                let k = entry[mv.from.index()] as usize;
-                sq[k] = mv.to.index() as u8;
-                let j = if k < defenders {
-                    self.index.encode_squares(sq)
-                } else {
-                    self.index.encode_with(pair, sq)
-                }
-                .expect("quiet move keeps material");
-                sq[k] = mv.from.index() as u8;
+                let j = near.slot_after(self.index, mv.from, mv.to);
                 match ranks[next.index()].id(j) {
                     Some(u) => {
                         succ.push(u);

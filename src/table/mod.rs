@@ -199,7 +199,7 @@ pub enum TableError {
     CorruptHeader(PathBuf),
     /// Written by another version of canju.
     #[error(
-        "{path}: format version {found}, index version {index}; this canju reads {FORMAT_VERSION}/{INDEX_VERSION}: regenerate it with `canju gen --force`"
+        "{path}: format version {found}, index version {index}; this canju reads formats {OLDEST_READABLE_VERSION} to {FORMAT_VERSION} with index version {INDEX_VERSION}: regenerate it with `canju gen --force`"
     )]
     Version {
         /// The file.
