@@ -64,6 +64,8 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
     let table = tb.table(material)?;
     table.file.verify_checksums().map_err(ProbeError::from)?;
     table.load_all().map_err(ProbeError::from)?;
+    // The WDL section is stored separately (its own codec); it must agree with every value.
+    let wdl = table.file.load_wdl().map_err(ProbeError::from)?;
     let index = MaterialIndex::new(table.material);
     let size = index.size();
     let chunks = size.div_ceil(4096);
@@ -82,12 +84,24 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
                     }
                     let stored = table.stored(turn.index(), i).map_err(ProbeError::from)?;
                     let expected = derive_value(tb, &pos)?;
-                    if Value::from_stored(stored) != Some(expected) {
+                    let wdl_ok = wdl[turn.index()][i as usize] == crate::table::wdl_code(stored);
+                    if Value::from_stored(stored) != Some(expected) || !wdl_ok {
                         return Err(VerifyError::Mismatch {
                             material: table.material.name(),
                             fen: pos.fen(),
-                            stored: Value::from_stored(stored)
-                                .map_or_else(|| format!("raw {stored:#x}"), |v| v.to_string()),
+                            stored: {
+                                let v = Value::from_stored(stored)
+                                    .map_or_else(|| format!("raw {stored:#x}"), |v| v.to_string());
+                                if wdl_ok {
+                                    v
+                                } else {
+                                    let code = wdl[turn.index()][i as usize];
+                                    format!(
+                                        "{v}, but the WDL section says {}",
+                                        ["loss", "draw", "win"].get(code as usize).unwrap_or(&"?")
+                                    )
+                                }
+                            },
                             expected: expected.to_string(),
                         });
                     }

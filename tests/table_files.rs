@@ -244,3 +244,59 @@ fn format_3_tables_still_read() {
     let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/4N4/9/4K4 w").unwrap();
     assert_eq!(tb.probe(&pos).unwrap(), canju::value::Value::Win(5));
 }
+
+#[test]
+fn format_4_tables_still_read_and_repack_to_the_current_format() {
+    // Written by canju's format 4 (WDL as zstd frames); old tables keep working and
+    // `repack` rewrites them without changing a value.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format4");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["KK", "KAK", "KBK", "KNK"] {
+        let file = format!("{name}.asian.ctb");
+        std::fs::copy(src.join(&file), dir.path().join(&file)).unwrap();
+    }
+    let path = dir.path().join("KNK.asian.ctb");
+    let old = canju::table::TableFile::open(&path).unwrap();
+    assert_eq!(old.header().format_version, 4);
+    old.verify_checksums().unwrap();
+    let old_values = read_table(&path).unwrap().values;
+    let old_wdl = old.load_wdl().unwrap();
+    let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/4N4/9/4K4 w").unwrap();
+    assert_eq!(
+        Tablebase::open(dir.path()).probe(&pos).unwrap(),
+        canju::value::Value::Win(5)
+    );
+    drop(old);
+    canju::table::repack(&path).unwrap();
+    let new = canju::table::TableFile::open(&path).unwrap();
+    assert_eq!(new.header().format_version, canju::table::FORMAT_VERSION);
+    assert_eq!(new.header().wdl.codec, canju::table::Codec::Lzh);
+    assert_eq!(read_table(&path).unwrap().values, old_values);
+    assert_eq!(new.load_wdl().unwrap(), old_wdl);
+    for (side, codes) in old_wdl.iter().enumerate() {
+        for (i, &w) in codes.iter().enumerate() {
+            assert_eq!(new.wdl(side, i as u64).unwrap(), w);
+        }
+    }
+}
+
+#[test]
+fn a_damaged_wdl_section_is_caught_when_probed() {
+    let (_dir, path) = krk_dir();
+    let bytes = std::fs::read(&path).unwrap();
+    let hlen = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let mut bad = bytes.clone();
+    // The WDL section starts the payload.
+    bad[20 + hlen] ^= 0x08;
+    let bad_path = path.with_file_name("bad.ctb");
+    std::fs::write(&bad_path, &bad).unwrap();
+    let file = canju::table::TableFile::open(&bad_path).unwrap();
+    assert!(matches!(file.wdl(0, 0), Err(TableError::CorruptPayload(_))));
+    assert!(matches!(
+        file.load_wdl(),
+        Err(TableError::CorruptPayload(_))
+    ));
+    // The intact file answers.
+    let good = canju::table::TableFile::open(&path).unwrap();
+    assert!(good.wdl(0, 0).is_ok());
+}

@@ -1,15 +1,19 @@
-//! Table files: a checksummed header (bincode) followed by zstd-compressed blocks, read
-//! through a memory map one block at a time.
+//! Table files: a checksummed header (bincode) followed by compressed blocks, read through a
+//! memory map one block at a time.
 //!
 //! One file per material set and rule set, `MATERIAL.RULES.ctb` (`KRKAA.asian.ctb`), holding
 //! two sections for both sides to move:
 //!
-//! - **wdl**: win/draw/loss for the side to move, 2 bits a position (0 loss, 1 draw, 2 win),
-//!   four to a byte, in blocks of [`WDL_BLOCK`] positions;
+//! - **wdl**: win/draw/loss for the side to move (0 loss, 1 draw, 2 win), one value per slot,
+//!   compressed with the section's own LZ77 + Huffman codec ([`Codec::Lzh`], module `lzh`) in
+//!   blocks of at most 64 tokens, so a probe decodes a few dozen tokens and copies nothing; a
+//!   block index (values and bytes per block) sits in the header, and checksums per
+//!   [`CHECK_CHUNK`] bytes of the section are checked the first time a probe reads a chunk;
 //! - **dtm**: distance to mate in plies (odd: the side to move wins, even: it loses), one byte a
 //!   position when every distance fits below 253 (255 draw, 254 win by the perpetual-check rule,
 //!   253 loss by it), else two bytes little endian (`0xFFFE` draw, `0xFFFC` win by rule,
-//!   `0xFFFD` loss by rule), in blocks of [`DTM_BLOCK`] positions.
+//!   `0xFFFD` loss by it), in zstd frames of [`DTM_BLOCK`] positions, each with its content
+//!   checksum, optionally with a zstd dictionary trained on the section.
 //!
 //! | bytes | content |
 //! |---|---|
@@ -17,13 +21,15 @@
 //! | 4 | header length, little endian |
 //! | 8 | xxh3-64 of the header bytes |
 //! | n | header ([`Header`], bincode standard config) |
-//! | ... | payload: the sections' blocks, each a zstd frame with its own content checksum |
+//! | ... | payload: the WDL section's blocks, then the DTM section's |
 //!
 //! Slots that hold no legal position carry the previous slot's value, so they cost almost
-//! nothing after compression. Each section may carry a zstd dictionary trained on its own
-//! blocks (kept in the header); the writer keeps it only when it makes the section smaller,
-//! dictionary included. Files are written to a temporary name and renamed. Version 3 files
-//! (the same layout without dictionaries) are still read.
+//! nothing after compression. Files are written to a temporary name and renamed. Versions 3
+//! and 4 (WDL as zstd frames of 2-bit values; 3 without dictionaries) are still read, and
+//! `canju repack` rewrites them in the current format.
+
+mod huffman;
+pub mod lzh;
 
 use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
 use bincode::{Decode, Encode};
@@ -32,6 +38,7 @@ use serde::Serialize;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use thiserror::Error;
 use xxhash_rust::xxh3::xxh3_64;
@@ -39,7 +46,7 @@ use xxhash_rust::xxh3::xxh3_64;
 /// First bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// Version of the file layout written; readers accept it and [`OLDEST_READABLE_VERSION`].
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Oldest layout still read: version 3, the same without dictionaries.
 pub const OLDEST_READABLE_VERSION: u32 = 3;
 /// Version of the position <-> index scheme (crate::index).
@@ -51,7 +58,7 @@ pub const INDEX_VERSION: u32 = 1;
 /// and 32,768-position DTM blocks took 13 and 49 us a probe for 0.058 and 0.519 bits a
 /// position over all 5-men sets; these sizes take 2.3 and 7.5 us (with a reused decompression
 /// context) for 0.079 and 0.601 bits.
-pub const WDL_BLOCK: u32 = 1 << 12;
+pub const WDL_BLOCK: u32 = 1 << 14;
 /// Positions per DTM block (2 KiB before compression when distances fit in a byte).
 pub const DTM_BLOCK: u32 = 1 << 11;
 /// File extension of table files.
@@ -105,6 +112,87 @@ pub struct Section {
     pub checksum: u64,
     /// zstd dictionary every block of the section was compressed with (empty: none).
     pub dictionary: Vec<u8>,
+    /// How the blocks are compressed.
+    pub codec: Codec,
+    /// [`Codec::Lzh`]: the section's Huffman code lengths (empty otherwise).
+    pub codes: Vec<u8>,
+    /// [`Codec::Lzh`]: values held by each block, red to move first (blocks end where a side
+    /// ends); `offsets` then holds only the section's start and end.
+    pub block_counts: Vec<u32>,
+    /// [`Codec::Lzh`]: bytes of each block.
+    pub block_sizes: Vec<u32>,
+    /// [`Codec::Lzh`]: xxh3-64 of each [`CHECK_CHUNK`] bytes of the section (the last may be
+    /// shorter), checked the first time a probe reads from the chunk.
+    pub chunk_sums: Vec<u64>,
+}
+
+/// Bytes of a [`Codec::Lzh`] section covered by one checksum.
+pub const CHECK_CHUNK: usize = 16 << 10;
+
+/// Block compression of a section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Encode, Decode)]
+pub enum Codec {
+    /// Each block a zstd frame with its content checksum (DTM; WDL before format 5, 2-bit
+    /// values four to a byte).
+    Zstd,
+    /// Each block an LZ77 stream with codes shared by the section (WDL from format 5, one value
+    /// per slot); see `lzh`.
+    Lzh,
+}
+
+/// A section as version 4 stored it (always zstd).
+#[derive(Decode)]
+struct SectionV4 {
+    block_values: u32,
+    value_bytes: u8,
+    offsets: Vec<u64>,
+    checksum: u64,
+    dictionary: Vec<u8>,
+}
+
+impl From<SectionV4> for Section {
+    fn from(s: SectionV4) -> Self {
+        Section {
+            block_values: s.block_values,
+            value_bytes: s.value_bytes,
+            offsets: s.offsets,
+            checksum: s.checksum,
+            dictionary: s.dictionary,
+            codec: Codec::Zstd,
+            codes: vec![],
+            block_counts: vec![],
+            block_sizes: vec![],
+            chunk_sums: vec![],
+        }
+    }
+}
+
+/// A header as version 4 stored it.
+#[derive(Decode)]
+struct HeaderV4 {
+    format_version: u32,
+    rules: String,
+    material: String,
+    index_version: u32,
+    slots: u64,
+    wdl: SectionV4,
+    dtm: SectionV4,
+    stats: [SideStats; 2],
+}
+
+impl From<HeaderV4> for Header {
+    fn from(h: HeaderV4) -> Self {
+        Header {
+            format_version: h.format_version,
+            rules: h.rules,
+            material: h.material,
+            index_version: h.index_version,
+            slots: h.slots,
+            wdl: h.wdl.into(),
+            dtm: h.dtm.into(),
+            stats: h.stats,
+        }
+    }
 }
 
 /// A section as version 3 stored it (no dictionary).
@@ -124,6 +212,11 @@ impl From<SectionV3> for Section {
             offsets: s.offsets,
             checksum: s.checksum,
             dictionary: vec![],
+            codec: Codec::Zstd,
+            codes: vec![],
+            block_counts: vec![],
+            block_sizes: vec![],
+            chunk_sums: vec![],
         }
     }
 }
@@ -247,7 +340,7 @@ fn fill_dont_care(values: &[u16]) -> Vec<u16> {
 
 /// 0 loss, 1 draw, 2 win for a stored value (results by rule count as wins and losses).
 #[inline]
-fn wdl_code(v: u16) -> u8 {
+pub(crate) fn wdl_code(v: u16) -> u8 {
     match v {
         STORED_DRAW => 1,
         STORED_RULE_WIN => 2,
@@ -342,14 +435,36 @@ fn block_bytes(filled: &[u16], value_bytes: u8) -> Vec<u8> {
     }
 }
 
-/// Compresses both sides of one section; returns the blocks in order and the dictionary
-/// they were compressed with (empty: none).
-fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8) -> (Vec<Vec<u8>>, Vec<u8>) {
+/// One compressed section: its blocks in order, the zstd dictionary they were compressed with
+/// and the LZH codes (each empty when unused).
+struct Compressed {
+    blocks: Vec<Vec<u8>>,
+    dictionary: Vec<u8>,
+    codes: Vec<u8>,
+    /// Values per block ([`Codec::Lzh`] only).
+    counts: Vec<u32>,
+}
+
+/// Compresses both sides of one section.
+fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8, codec: Codec) -> Compressed {
     use rayon::prelude::*;
     let chunks: Vec<&[u16]> = filled
         .iter()
         .flat_map(|side| side.chunks(block as usize))
         .collect();
+    if codec == Codec::Lzh {
+        let raw: Vec<Vec<u8>> = filled
+            .par_iter()
+            .map(|side| side.iter().map(|&v| wdl_code(v)).collect())
+            .collect();
+        let (codes, blocks) = lzh::compress(&[&raw[0], &raw[1]]);
+        return Compressed {
+            counts: blocks.iter().map(|b| b.values).collect(),
+            blocks: blocks.into_iter().map(|b| b.bytes).collect(),
+            dictionary: vec![],
+            codes,
+        };
+    }
     let raw: Vec<Vec<u8>> = chunks
         .par_iter()
         .map(|c| block_bytes(c, value_bytes))
@@ -361,7 +476,12 @@ fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8) -> (Vec<Ve
         .par_iter()
         .map(|b| compress(b, prepared.as_ref()))
         .collect();
-    (blocks, dictionary)
+    Compressed {
+        blocks,
+        dictionary,
+        codes: vec![],
+        counts: vec![],
+    }
 }
 
 /// Writes a table atomically: a temporary file in the same folder, synced, then renamed.
@@ -384,26 +504,36 @@ pub fn write_table(
         .copied()
         .unwrap_or(0);
     let dtm_bytes = if longest < 0xFD { 1 } else { 2 };
-    let (wdl_blocks, wdl_dict) = compress_section(sides, WDL_BLOCK, 0);
-    let (dtm_blocks, dtm_dict) = compress_section(sides, DTM_BLOCK, dtm_bytes);
     let mut payload = Vec::new();
-    let mut section = |blocks: &[Vec<u8>], block_values: u32, value_bytes: u8, dict: Vec<u8>| {
+    let mut section = |block_values: u32, value_bytes: u8, codec: Codec| {
+        let c = compress_section(sides, block_values, value_bytes, codec);
         let start = payload.len();
         let mut offsets = vec![start as u64];
-        for b in blocks {
+        for b in &c.blocks {
             payload.extend_from_slice(b);
             offsets.push(payload.len() as u64);
+        }
+        let (mut block_sizes, mut chunk_sums) = (vec![], vec![]);
+        if codec == Codec::Lzh {
+            block_sizes = c.blocks.iter().map(|b| b.len() as u32).collect();
+            chunk_sums = payload[start..].chunks(CHECK_CHUNK).map(xxh3_64).collect();
+            offsets = vec![start as u64, payload.len() as u64];
         }
         Section {
             block_values,
             value_bytes,
             offsets,
             checksum: xxh3_64(&payload[start..]),
-            dictionary: dict,
+            dictionary: c.dictionary,
+            codec,
+            codes: c.codes,
+            block_counts: c.counts,
+            block_sizes,
+            chunk_sums,
         }
     };
-    let wdl = section(&wdl_blocks, WDL_BLOCK, 0, wdl_dict);
-    let dtm = section(&dtm_blocks, DTM_BLOCK, dtm_bytes, dtm_dict);
+    let wdl = section(lzh::MAX_BLOCK_VALUES as u32, 0, Codec::Lzh);
+    let dtm = section(DTM_BLOCK, dtm_bytes, Codec::Zstd);
     let header = Header {
         format_version: FORMAT_VERSION,
         rules: rules.to_string(),
@@ -438,6 +568,22 @@ fn check_section(s: &Section, slots: u64) -> bool {
     if s.block_values == 0 || s.value_bytes > 2 || s.offsets.is_empty() {
         return false;
     }
+    if s.codec == Codec::Lzh {
+        return s.value_bytes == 0
+            && s.dictionary.is_empty()
+            && s.offsets.len() == 2
+            && s.offsets[0] <= s.offsets[1]
+            && s.chunk_sums.len()
+                == ((s.offsets[1] - s.offsets[0]) as usize).div_ceil(CHECK_CHUNK)
+            && lzh::BlockIndex::new(s, slots).is_some();
+    }
+    if !s.codes.is_empty()
+        || !s.block_counts.is_empty()
+        || !s.block_sizes.is_empty()
+        || !s.chunk_sums.is_empty()
+    {
+        return false;
+    }
     let blocks = 2 * slots.div_ceil(s.block_values as u64);
     s.offsets.len() as u64 == blocks + 1 && s.offsets.windows(2).all(|w| w[0] <= w[1])
 }
@@ -469,6 +615,10 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     let (version, _): (u32, usize) = bincode::decode_from_slice(head, config).map_err(corrupt)?;
     let (header, used): (Header, usize) = if version == OLDEST_READABLE_VERSION {
         let (h, used): (HeaderV3, usize) =
+            bincode::decode_from_slice(head, config).map_err(corrupt)?;
+        (h.into(), used)
+    } else if version == 4 {
+        let (h, used): (HeaderV4, usize) =
             bincode::decode_from_slice(head, config).map_err(corrupt)?;
         (h.into(), used)
     } else if version == FORMAT_VERSION {
@@ -538,6 +688,10 @@ pub struct TableFile {
     cache: Vec<Mutex<Option<CachedBlock>>>,
     /// Prepared dictionaries of the sections that have one (WDL, DTM).
     dictionaries: [Option<zstd::dict::DecoderDictionary<'static>>; 2],
+    /// Decoder and block index of the WDL section when it is [`Codec::Lzh`].
+    wdl_decoder: Option<(lzh::BlockDecoder, lzh::BlockIndex)>,
+    /// One bit per [`CHECK_CHUNK`] of an [`Codec::Lzh`] WDL section: checksum seen to match.
+    verified: Vec<AtomicU64>,
 }
 
 impl TableFile {
@@ -550,7 +704,11 @@ impl TableFile {
         // place, so a finished file is never modified while mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
         let (header, payload_start) = parse_header(path, &map)?;
-        let blocks = header.wdl.offsets.len() + header.dtm.offsets.len();
+        let blocks = header.dtm.offsets.len()
+            + match header.wdl.codec {
+                Codec::Zstd => header.wdl.offsets.len(),
+                Codec::Lzh => 0,
+            };
         let prepare = |s: &Section| {
             (!s.dictionary.is_empty())
                 .then(|| zstd::dict::DecoderDictionary::try_copy(&s.dictionary))
@@ -558,8 +716,21 @@ impl TableFile {
                 .map_err(|_| TableError::CorruptHeader(path.into()))
         };
         let dictionaries = [prepare(&header.wdl)?, prepare(&header.dtm)?];
+        let wdl_decoder = match header.wdl.codec {
+            Codec::Lzh => Some(
+                lzh::BlockDecoder::new(&header.wdl.codes)
+                    .zip(lzh::BlockIndex::new(&header.wdl, header.slots))
+                    .ok_or_else(|| TableError::CorruptHeader(path.into()))?,
+            ),
+            Codec::Zstd => None,
+        };
+        let verified = (0..header.wdl.chunk_sums.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
         Ok(TableFile {
             dictionaries,
+            wdl_decoder,
+            verified,
             path: path.to_path_buf(),
             map,
             header,
@@ -617,12 +788,37 @@ impl TableFile {
         Ok(())
     }
 
-    /// Decompresses block `b` (counted over both sides) of a section.
-    fn decompress(&self, kind: SectionKind, b: usize) -> Result<Vec<u8>, TableError> {
-        let s = self.section(kind);
+    /// Checks the chunks of the WDL section that `range` of the payload touches against their
+    /// checksums, unless already done.
+    fn check_chunks(&self, range: &std::ops::Range<usize>) -> Result<(), TableError> {
+        let s = &self.header.wdl;
+        let (base, end) = (s.offsets[0] as usize, s.offsets[1] as usize);
+        for c in (range.start - base) / CHECK_CHUNK..=(range.end - 1 - base) / CHECK_CHUNK {
+            let (word, bit) = (&self.verified[c / 64], 1u64 << (c % 64));
+            if word.load(Ordering::Relaxed) & bit != 0 {
+                continue;
+            }
+            let a = base + c * CHECK_CHUNK;
+            let bytes = &self.payload()[a..(a + CHECK_CHUNK).min(end)];
+            if xxh3_64(bytes) != s.chunk_sums[c] {
+                return Err(TableError::CorruptPayload(self.path.clone()));
+            }
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Values held by block `b` (counted over both sides) of section `s`.
+    fn block_len(&self, s: &Section, b: usize) -> usize {
         let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
         let first = (b % per_side) as u64 * s.block_values as u64;
-        let n = (self.header.slots - first).min(s.block_values as u64) as usize;
+        (self.header.slots - first).min(s.block_values as u64) as usize
+    }
+
+    /// Decompresses block `b` (counted over both sides) of a zstd section.
+    fn decompress(&self, kind: SectionKind, b: usize) -> Result<Vec<u8>, TableError> {
+        let s = self.section(kind);
+        let n = self.block_len(s, b);
         let want = match s.value_bytes {
             0 => n.div_ceil(4),
             k => n * k as usize,
@@ -676,6 +872,13 @@ impl TableFile {
     /// Win/draw/loss code (0 loss, 1 draw, 2 win) of slot `index` with `side` (0 red, 1 black)
     /// to move. Meaningless for unused slots.
     pub fn wdl(&self, side: usize, index: u64) -> Result<u8, TableError> {
+        if let Some((decoder, blocks)) = &self.wdl_decoder {
+            let (range, n, at) = blocks.locate(side as u64 * self.header.slots + index);
+            self.check_chunks(&range)?;
+            return decoder
+                .value_at(&self.payload()[range], n, at)
+                .ok_or_else(|| TableError::CorruptPayload(self.path.clone()));
+        }
         let (b, at) = self.locate(SectionKind::Wdl, side, index);
         let block = self.cached_block(SectionKind::Wdl, b)?;
         Ok((block[at / 4] >> (2 * (at % 4))) & 3)
@@ -689,6 +892,46 @@ impl TableFile {
             1 => dtm_from_byte(block[at]),
             _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
         })
+    }
+
+    /// Every win/draw/loss code (0 loss, 1 draw, 2 win), per side to move (checksums checked).
+    pub fn load_wdl(&self) -> Result<[Vec<u8>; 2], TableError> {
+        use rayon::prelude::*;
+        self.verify_checksums()?;
+        let s = &self.header.wdl;
+        let corrupt = || TableError::CorruptPayload(self.path.clone());
+        let blocks: Vec<Vec<u8>> = match &self.wdl_decoder {
+            Some((decoder, index)) => (0..index.blocks())
+                .into_par_iter()
+                .map(|b| {
+                    let (range, n) = index.block(b);
+                    decoder
+                        .decode(&self.payload()[range], n)
+                        .ok_or_else(corrupt)
+                })
+                .collect::<Result<_, _>>()?,
+            None => {
+                let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+                (0..2 * per_side)
+                    .into_par_iter()
+                    .map(|b| {
+                        let n = self.block_len(s, b);
+                        Ok(self
+                            .decompress(SectionKind::Wdl, b)?
+                            .iter()
+                            .flat_map(|&byte| (0..4).map(move |k| (byte >> (2 * k)) & 3))
+                            .take(n)
+                            .collect())
+                    })
+                    .collect::<Result<_, TableError>>()?
+            }
+        };
+        let mut all = blocks.concat();
+        if all.len() as u64 != 2 * self.header.slots {
+            return Err(corrupt());
+        }
+        let black = all.split_off(self.header.slots as usize);
+        Ok([all, black])
     }
 
     /// Every stored distance value, per side to move (checksums checked).
