@@ -88,12 +88,49 @@ fn main() {
     for p in &sample {
         tb.probe_wdl(p).unwrap();
     }
+    // The table file's part alone: slots computed beforehand.
+    let slots: Vec<_> = sample
+        .iter()
+        .map(|p| {
+            let m = Material::of_position(p);
+            let t = tb.table(m).unwrap();
+            let view = (t.material != m).then(|| p.color_swapped());
+            let view = view.as_ref().unwrap_or(p);
+            let i = t.index.encode(view).unwrap();
+            (t, view.turn().index(), i)
+        })
+        .collect();
+    for (name, section) in [("WDL", SectionKind::Wdl), ("DTM", SectionKind::Dtm)] {
+        let rounds = 5;
+        let t = Instant::now();
+        for _ in 0..rounds {
+            for (table, side, i) in &slots {
+                match section {
+                    SectionKind::Wdl => {
+                        std::hint::black_box(table.file.wdl(*side, *i).unwrap() as u16)
+                    }
+                    SectionKind::Dtm => std::hint::black_box(table.file.dtm(*side, *i).unwrap()),
+                };
+            }
+        }
+        let ns = t.elapsed().as_nanos() as f64 / (rounds * slots.len()) as f64;
+        println!("table file read alone, {name}: {ns:.0} ns per position");
+    }
+    // What every probe pays before reading its table: finding the table and the slot.
+    let slot_only = |p: &Position| -> Result<(), canju::probe::ProbeError> {
+        let m = Material::of_position(p);
+        let t = tb.table(m)?;
+        let view = (t.material != m).then(|| p.color_swapped());
+        std::hint::black_box(t.index.encode(view.as_ref().unwrap_or(p)));
+        Ok(())
+    };
     for (name, f) in [
         (
             "WDL",
             &(|p: &Position| tb.probe_wdl(p).map(|_| ())) as &dyn Fn(&Position) -> _,
         ),
         ("DTM", &(|p: &Position| tb.probe_dtm(p).map(|_| ()))),
+        ("table and slot only", &slot_only),
     ] {
         let rounds = 5;
         let t = Instant::now();

@@ -189,11 +189,30 @@ impl Table {
     }
 }
 
+/// Multiply-rotate hasher for the table map: every probe looks its table up, and material keys
+/// are a few small bytes, so SipHash's flooding resistance buys nothing here.
+#[derive(Default)]
+struct MaterialHasher(u64);
+
+impl std::hash::Hasher for MaterialHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+}
+
+type TableMap = HashMap<Material, Arc<Table>, std::hash::BuildHasherDefault<MaterialHasher>>;
+
 /// A directory of tables, opened lazily. `Send + Sync`: share one between threads.
 pub struct Tablebase {
     dir: PathBuf,
     rules: RuleSet,
-    tables: RwLock<HashMap<Material, Arc<Table>>>,
+    tables: RwLock<TableMap>,
 }
 
 const _: () = {
@@ -213,7 +232,7 @@ impl Tablebase {
         Tablebase {
             dir: dir.as_ref().to_path_buf(),
             rules,
-            tables: RwLock::new(HashMap::new()),
+            tables: RwLock::new(TableMap::default()),
         }
     }
 

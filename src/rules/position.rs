@@ -390,8 +390,12 @@ impl Position {
     }
 
     /// Every piece with its square, in square order.
-    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        Square::all().filter_map(|sq| self.board[sq.index()].map(|p| (sq, p)))
+    pub fn pieces(&self) -> Pieces<'_> {
+        Pieces {
+            pos: self,
+            rank: 0,
+            bits: self.ranks[0],
+        }
     }
 
     /// Number of pieces on the board (generals included).
@@ -479,5 +483,33 @@ impl std::str::FromStr for Position {
     type Err = PositionError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Position::from_fen(s)
+    }
+}
+
+/// The pieces of a position with their points, in point order (see [`Position::pieces`]).
+/// Reads only occupied points, rank by rank from the occupancy masks.
+pub struct Pieces<'a> {
+    pos: &'a Position,
+    rank: usize,
+    /// Occupied files of `rank` not yet returned.
+    bits: u16,
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = (Square, Piece);
+
+    #[inline]
+    fn next(&mut self) -> Option<(Square, Piece)> {
+        while self.bits == 0 {
+            if self.rank >= 9 {
+                return None;
+            }
+            self.rank += 1;
+            self.bits = self.pos.ranks[self.rank];
+        }
+        let sq = self.rank * 9 + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        let piece = self.pos.board[sq].expect("occupancy masks match the board");
+        Some((Square::from_index_unchecked(sq as u8), piece))
     }
 }

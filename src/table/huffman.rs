@@ -5,7 +5,7 @@
 //! decodes a symbol with one lookup of [`MAX_CODE_BITS`] peeked bits.
 
 /// Longest code; decoding tables have `1 << MAX_CODE_BITS` entries.
-pub const MAX_CODE_BITS: u32 = 12;
+pub const MAX_CODE_BITS: u32 = 11;
 
 /// Code lengths (at most `max_bits`) of an optimal-or-nearly prefix code for `freqs`.
 /// Symbols with frequency 0 get length 0; a single used symbol gets length 1.
@@ -135,21 +135,25 @@ impl Encoder {
 /// Reads symbols of one code with a single table lookup each.
 #[derive(Clone)]
 pub struct Decoder {
-    /// Indexed by the next [`MAX_CODE_BITS`] bits: symbol << 8 | length (length 0: no code).
-    table: Vec<u32>,
+    /// Indexed by the next [`MAX_CODE_BITS`] bits: symbol << 4 | length (length 0: no code);
+    /// two bytes an entry keep a table in a few KiB of cache.
+    table: Vec<u16>,
 }
 
 impl Decoder {
     /// The decoder for `lengths`; `None` if they are not a prefix code.
     pub fn new(lengths: &[u8]) -> Option<Decoder> {
         let codes = canonical_codes(lengths)?;
-        let mut table = vec![0u32; 1 << MAX_CODE_BITS];
+        if lengths.len() > 1 << 12 {
+            return None;
+        }
+        let mut table = vec![0u16; 1 << MAX_CODE_BITS];
         for (symbol, (&code, &len)) in codes.iter().zip(lengths).enumerate() {
             if len == 0 {
                 continue;
             }
             let first = reverse(code, len) as usize;
-            let entry = ((symbol as u32) << 8) | u32::from(len);
+            let entry = ((symbol as u16) << 4) | u16::from(len);
             for slot in table.iter_mut().skip(first).step_by(1 << len) {
                 *slot = entry;
             }
@@ -161,12 +165,12 @@ impl Decoder {
     #[inline]
     pub fn get(&self, input: &mut BitReader) -> Option<usize> {
         let entry = self.table[input.peek(MAX_CODE_BITS) as usize];
-        let len = entry & 0xFF;
+        let len = u32::from(entry & 0xF);
         if len == 0 {
             return None;
         }
         input.skip(len);
-        Some((entry >> 8) as usize)
+        Some(usize::from(entry >> 4))
     }
 }
 
@@ -348,6 +352,6 @@ mod tests {
         assert_eq!(dec.get(&mut r), Some(1));
         assert_eq!(dec.get(&mut r), None, "the unused half of the code space");
         assert!(Decoder::new(&[1, 1, 1]).is_none(), "oversubscribed");
-        assert!(Decoder::new(&[13]).is_none(), "too long");
+        assert!(Decoder::new(&[12]).is_none(), "too long");
     }
 }

@@ -5,10 +5,11 @@
 //! two sections for both sides to move:
 //!
 //! - **wdl**: win/draw/loss for the side to move (0 loss, 1 draw, 2 win), one value per slot,
-//!   compressed with the section's own LZ77 + Huffman codec ([`Codec::Lzh`], module `lzh`) in
-//!   blocks of at most 64 tokens, so a probe decodes a few dozen tokens and copies nothing; a
-//!   block index (values and bytes per block) sits in the header, and checksums per
-//!   [`CHECK_CHUNK`] bytes of the section are checked the first time a probe reads a chunk;
+//!   compressed with the section's own LZ77 + Huffman codec ([`Codec::Lzh`], module [`lzh`])
+//!   in blocks of at most [`lzh::MAX_BLOCK_TOKENS`] tokens, so a probe decodes a few dozen
+//!   tokens and copies nothing; a block index (values and bytes per block) sits in the header,
+//!   and checksums per [`CHECK_CHUNK`] bytes of the section are checked the first time a probe
+//!   reads a chunk;
 //! - **dtm**: distance to mate in plies (odd: the side to move wins, even: it loses), one byte a
 //!   position when every distance fits below 253 (255 draw, 254 win by the perpetual-check rule,
 //!   253 loss by it), else two bytes little endian (`0xFFFE` draw, `0xFFFC` win by rule,
@@ -47,19 +48,16 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// Version of the file layout written; readers accept it and [`OLDEST_READABLE_VERSION`].
 pub const FORMAT_VERSION: u32 = 5;
-/// Oldest layout still read: version 3, the same without dictionaries.
+/// Oldest layout still read (3: WDL in zstd frames, no dictionaries; 4: with dictionaries).
 pub const OLDEST_READABLE_VERSION: u32 = 3;
 /// Version of the position <-> index scheme (crate::index).
 pub const INDEX_VERSION: u32 = 1;
-/// Positions per WDL block (1 KiB before compression). Readers take the size from the header.
+/// Positions per DTM block (2 KiB before compression when distances fit in a byte).
 ///
 /// A probe that misses the cache decompresses one block, so the block size sets the probe
-/// time. On the ten largest 5-men tables (`cargo bench --bench probe`): 65,536-position WDL
-/// and 32,768-position DTM blocks took 13 and 49 us a probe for 0.058 and 0.519 bits a
-/// position over all 5-men sets; these sizes take 2.3 and 7.5 us (with a reused decompression
-/// context) for 0.079 and 0.601 bits.
-pub const WDL_BLOCK: u32 = 1 << 14;
-/// Positions per DTM block (2 KiB before compression when distances fit in a byte).
+/// time: 32,768-position blocks took 49 us a probe on the ten largest 5-men tables for 0.519
+/// bits a position over all 5-men sets; these take 7.5-10 us for 0.787 bits
+/// (`cargo bench --bench probe`). (WDL blocks are cut by token count instead: see `lzh`.)
 pub const DTM_BLOCK: u32 = 1 << 11;
 /// File extension of table files.
 pub const EXTENSION: &str = "ctb";
