@@ -660,6 +660,38 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn random_streams_round_trip(
+            runs in proptest::collection::vec((0u8..4, 1usize..300), 1..60),
+            pattern in proptest::collection::vec(0u8..4, 2..12),
+            repeats in 1usize..60,
+            period in 1usize..200,
+            split in 0usize..1000,
+        ) {
+            // Runs of a small alphabet and a short pattern repeated (overlapping copies), then
+            // the same stream again `period` values later, so runs, repeats and literals all
+            // occur; split into two sides anywhere.
+            let mut values: Vec<u8> = runs.iter().flat_map(|&(v, n)| std::iter::repeat_n(v, n)).collect();
+            values.extend(pattern.iter().cycle().take(pattern.len() * repeats));
+            let copy: Vec<u8> = values.iter().skip(period.min(values.len() - 1)).copied().collect();
+            values.extend(copy);
+            let cut = 1 + split % (values.len() - 1).max(1);
+            let sides = if values.len() > 1 {
+                vec![values[..cut].to_vec(), values[cut..].to_vec()]
+            } else {
+                vec![values.clone()]
+            };
+            let (dec, blocks) = compressed(&sides);
+            for (raw, block) in &blocks {
+                proptest::prop_assert_eq!(dec.decode(&block.bytes, raw.len()), Some(raw.clone()));
+                for (at, &v) in raw.iter().enumerate() {
+                    proptest::prop_assert_eq!(dec.value_at(&block.bytes, raw.len(), at), Some(v));
+                }
+            }
+        }
+    }
+
     #[test]
     fn buckets_cover_every_length() {
         for x in (0..5000).chain([MAX_BLOCK_VALUES - 1, MAX_BLOCK_VALUES]) {
