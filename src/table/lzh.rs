@@ -20,7 +20,7 @@ use super::huffman::{self, BitReader, BitWriter, Decoder, Encoder};
 /// Most values a block may hold (the tokenizer's segment: blocks never cross one).
 pub const MAX_BLOCK_VALUES: usize = 1 << 20;
 /// Most tokens in a block: a probe decodes half of them on average, so this sets probe time
-/// against size. Over every 5-men set: 64 tokens give 0.090 bits a position, 48 gave 0.093,
+/// against size. Over every 5-men set: 64 tokens give 0.091 bits a position, 48 gave 0.093,
 /// 40 about 0.10 (`cargo bench --bench probe`).
 pub const MAX_BLOCK_TOKENS: usize = 64;
 /// Symbols of the bucket code for a number `x`: 0..16 directly, then 4 per power of two.
