@@ -243,6 +243,16 @@ fn format_3_tables_still_read() {
     let tb = Tablebase::open(&dir);
     let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/4N4/9/4K4 w").unwrap();
     assert_eq!(tb.probe(&pos).unwrap(), canju::value::Value::Win(5));
+    // Its DTM blocks are larger than today's, so repacking compresses them again.
+    let copy = tempfile::tempdir().unwrap();
+    let path = copy.path().join("KNK.asian.ctb");
+    std::fs::copy(dir.join("KNK.asian.ctb"), &path).unwrap();
+    let before = read_table(&path).unwrap().values;
+    canju::table::repack(&path).unwrap();
+    let after = canju::table::TableFile::open(&path).unwrap();
+    assert_eq!(after.header().dtm.block_values, canju::table::DTM_BLOCK);
+    assert_ne!(file.header().dtm.block_values, canju::table::DTM_BLOCK);
+    assert_eq!(read_table(&path).unwrap().values, before);
 }
 
 #[test]
@@ -261,6 +271,7 @@ fn format_4_tables_still_read_and_repack_to_the_current_format() {
     old.verify_checksums().unwrap();
     let old_values = read_table(&path).unwrap().values;
     let old_wdl = old.load_wdl().unwrap();
+    let old_dtm_bytes = old.section_bytes(canju::table::SectionKind::Dtm);
     let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/4N4/9/4K4 w").unwrap();
     assert_eq!(
         Tablebase::open(dir.path()).probe(&pos).unwrap(),
@@ -271,6 +282,11 @@ fn format_4_tables_still_read_and_repack_to_the_current_format() {
     let new = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(new.header().format_version, canju::table::FORMAT_VERSION);
     assert_eq!(new.header().wdl.codec, canju::table::Codec::Lzh);
+    // Its DTM section is already in today's layout: copied, not compressed again.
+    assert_eq!(
+        new.section_bytes(canju::table::SectionKind::Dtm),
+        old_dtm_bytes
+    );
     assert_eq!(read_table(&path).unwrap().values, old_values);
     assert_eq!(new.load_wdl().unwrap(), old_wdl);
     for (side, codes) in old_wdl.iter().enumerate() {

@@ -491,6 +491,20 @@ pub fn write_table(
     values: [&[u16]; 2],
     stats: [SideStats; 2],
 ) -> Result<u64, TableError> {
+    write_table_reusing(path, rules, material, values, stats, None)
+}
+
+/// [`write_table`], taking the DTM section from `reuse` (a section and its bytes, from a file
+/// holding the same values) when it is what this version would write, zstd frames of
+/// [`DTM_BLOCK`] positions and the same value width, instead of compressing it again.
+fn write_table_reusing(
+    path: &Path,
+    rules: &str,
+    material: &str,
+    values: [&[u16]; 2],
+    stats: [SideStats; 2],
+    reuse: Option<(&Section, &[u8])>,
+) -> Result<u64, TableError> {
     let slots = values[0].len() as u64;
     let filled = values.map(fill_dont_care);
     let sides = [&filled[0][..], &filled[1][..]];
@@ -503,7 +517,7 @@ pub fn write_table(
         .unwrap_or(0);
     let dtm_bytes = if longest < 0xFD { 1 } else { 2 };
     let mut payload = Vec::new();
-    let mut section = |block_values: u32, value_bytes: u8, codec: Codec| {
+    let section = |payload: &mut Vec<u8>, block_values: u32, value_bytes: u8, codec: Codec| {
         let c = compress_section(sides, block_values, value_bytes, codec);
         let start = payload.len();
         let mut offsets = vec![start as u64];
@@ -530,8 +544,22 @@ pub fn write_table(
             chunk_sums,
         }
     };
-    let wdl = section(lzh::MAX_BLOCK_VALUES as u32, 0, Codec::Lzh);
-    let dtm = section(DTM_BLOCK, dtm_bytes, Codec::Zstd);
+    let wdl = section(&mut payload, lzh::MAX_BLOCK_VALUES as u32, 0, Codec::Lzh);
+    let dtm = match reuse {
+        Some((old, bytes))
+            if old.codec == Codec::Zstd
+                && old.block_values == DTM_BLOCK
+                && old.value_bytes == dtm_bytes =>
+        {
+            let (base, start) = (old.offsets[0], payload.len() as u64);
+            payload.extend_from_slice(bytes);
+            Section {
+                offsets: old.offsets.iter().map(|o| o - base + start).collect(),
+                ..old.clone()
+            }
+        }
+        _ => section(&mut payload, DTM_BLOCK, dtm_bytes, Codec::Zstd),
+    };
     let header = Header {
         format_version: FORMAT_VERSION,
         rules: rules.to_string(),
@@ -986,16 +1014,23 @@ pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
 /// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
 /// rule set and statistics; everything is checked on the way in. Returns the file's size in
 /// bytes before and after.
+/// A DTM section already in the current layout is copied, not compressed again.
 pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
-    let old = read_table(path)?;
-    let new_bytes = write_table(
+    let old = TableFile::open(path)?;
+    // Checks every checksum on the way.
+    let values = old.load_dtm()?;
+    let h = old.header();
+    let dtm = &h.dtm;
+    let bytes = &old.payload()[dtm.offsets[0] as usize..*dtm.offsets.last().expect("end") as usize];
+    let new_bytes = write_table_reusing(
         path,
-        &old.header.rules,
-        &old.header.material,
-        [&old.values[0], &old.values[1]],
-        old.header.stats.clone(),
+        &h.rules,
+        &h.material,
+        [&values[0], &values[1]],
+        h.stats.clone(),
+        Some((dtm, bytes)),
     )?;
-    Ok((old.file_bytes, new_bytes))
+    Ok((old.file_bytes(), new_bytes))
 }
 
 /// The file name of a material set's table under a rule set: `KRKAA.asian.ctb`.
