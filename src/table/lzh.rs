@@ -240,6 +240,13 @@ impl Counts {
     }
 }
 
+/// Literal/length symbol, extra-bit count and extra bits of a match length.
+fn length_symbol(len: usize) -> (usize, u32, u64) {
+    let (s, bits, extra) = bucket(len - MIN_MATCH);
+    (256 + s, bits, extra)
+}
+
+/// Offset symbol, extra-bit count and extra bits of a match offset.
 fn offset_symbol(off: usize, rep: Option<usize>) -> (usize, u32, u64) {
     match rep {
         Some(r) => (r, 0, 0),
@@ -255,7 +262,7 @@ fn count_segment(values: &[u8]) -> Counts {
     tokenize(values, |e| match e {
         Event::Token(Token::Literal(v)) => counts.litlen[v as usize] += 1,
         Event::Token(Token::Match { len, off, rep }) => {
-            counts.litlen[256 + bucket(len - MIN_MATCH).0] += 1;
+            counts.litlen[length_symbol(len).0] += 1;
             counts.offset[offset_symbol(off, rep).0] += 1;
         }
         Event::EndOfBlock => {}
@@ -281,8 +288,8 @@ fn encode_segment(values: &[u8], litlen: &Encoder, offset: &Encoder) -> Vec<Bloc
             block_values += 1;
         }
         Event::Token(Token::Match { len, off, rep }) => {
-            let (s, bits, extra) = bucket(len - MIN_MATCH);
-            litlen.put(&mut out, 256 + s);
+            let (s, bits, extra) = length_symbol(len);
+            litlen.put(&mut out, s);
             out.put(extra, bits);
             let (s, bits, extra) = offset_symbol(off, rep);
             offset.put(&mut out, s);
@@ -427,6 +434,32 @@ impl BlockDecoder {
         })
     }
 
+    /// Reads the token starting at value `p` of a block of `n` values, updating the repeated
+    /// offsets; `None` if the bits are no token or the match reaches outside the block.
+    #[inline(always)]
+    fn next_token(
+        &self,
+        input: &mut BitReader,
+        reps: &mut Reps,
+        p: usize,
+        n: usize,
+    ) -> Option<Token> {
+        let symbol = self.litlen.get(input)?;
+        if symbol < 256 {
+            return Some(Token::Literal(symbol as u8));
+        }
+        let len = unbucket(symbol - 256, input)? + MIN_MATCH;
+        let (off, rep) = match self.offset.get(input)? {
+            r @ 0..=1 => (reps.0[r], Some(r)),
+            s => (unbucket(s - 2, input)? + 1, None),
+        };
+        if off > p || len > n - p {
+            return None;
+        }
+        reps.update(off, rep);
+        Some(Token::Match { len, off, rep })
+    }
+
     /// Decodes a whole block of `n` values into `out` (`n` long); `None` if it is corrupted.
     fn decode_into(&self, block: &[u8], n: usize, out: &mut [u8]) -> Option<()> {
         let mut input = BitReader::new(block);
@@ -436,21 +469,14 @@ impl BlockDecoder {
             if p == n {
                 break;
             }
-            let symbol = self.litlen.get(&mut input)?;
-            if symbol < 256 {
-                out[p] = symbol as u8;
-                p += 1;
-                continue;
-            }
-            let len = unbucket(symbol - 256, &mut input)? + MIN_MATCH;
-            let (off, rep) = match self.offset.get(&mut input)? {
-                r @ 0..=1 => (reps.0[r], Some(r)),
-                s => (unbucket(s - 2, &mut input)? + 1, None),
+            let (len, off) = match self.next_token(&mut input, &mut reps, p, n)? {
+                Token::Literal(v) => {
+                    out[p] = v;
+                    p += 1;
+                    continue;
+                }
+                Token::Match { len, off, .. } => (len, off),
             };
-            if off > p || len > n - p {
-                return None;
-            }
-            reps.update(off, rep);
             // The periodic pattern [p - off, done) doubles with each copy.
             let (src, mut done, end) = (p - off, p, p + len);
             while done < end {
@@ -482,29 +508,22 @@ impl BlockDecoder {
             if t == MAX_BLOCK_TOKENS || p >= n {
                 return None;
             }
-            let symbol = self.litlen.get(&mut input)?;
             starts[t] = p as u32;
-            if symbol < 256 {
-                if p == at {
-                    return (!input.overrun()).then_some(symbol as u8);
+            match self.next_token(&mut input, &mut reps, p, n)? {
+                Token::Literal(v) => {
+                    if p == at {
+                        return (!input.overrun()).then_some(v);
+                    }
+                    kinds[t] = u32::from(v);
+                    p += 1;
                 }
-                kinds[t] = symbol as u32;
-                p += 1;
-            } else {
-                let len = unbucket(symbol - 256, &mut input)? + MIN_MATCH;
-                let (off, rep) = match self.offset.get(&mut input)? {
-                    r @ 0..=1 => (reps.0[r], Some(r)),
-                    s => (unbucket(s - 2, &mut input)? + 1, None),
-                };
-                if off > p || len > n - p {
-                    return None;
+                Token::Match { len, off, .. } => {
+                    kinds[t] = (off as u32) << 8;
+                    if at < p + len {
+                        break;
+                    }
+                    p += len;
                 }
-                reps.update(off, rep);
-                kinds[t] = (off as u32) << 8;
-                if at < p + len {
-                    break;
-                }
-                p += len;
             }
             t += 1;
         }

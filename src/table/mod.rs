@@ -165,35 +165,7 @@ impl From<SectionV4> for Section {
     }
 }
 
-/// A header as version 4 stored it.
-#[derive(Decode)]
-struct HeaderV4 {
-    format_version: u32,
-    rules: String,
-    material: String,
-    index_version: u32,
-    slots: u64,
-    wdl: SectionV4,
-    dtm: SectionV4,
-    stats: [SideStats; 2],
-}
-
-impl From<HeaderV4> for Header {
-    fn from(h: HeaderV4) -> Self {
-        Header {
-            format_version: h.format_version,
-            rules: h.rules,
-            material: h.material,
-            index_version: h.index_version,
-            slots: h.slots,
-            wdl: h.wdl.into(),
-            dtm: h.dtm.into(),
-            stats: h.stats,
-        }
-    }
-}
-
-/// A section as version 3 stored it (no dictionary).
+/// A section as version 3 stored it (version 4 without a dictionary).
 #[derive(Decode)]
 struct SectionV3 {
     block_values: u32,
@@ -204,36 +176,32 @@ struct SectionV3 {
 
 impl From<SectionV3> for Section {
     fn from(s: SectionV3) -> Self {
-        Section {
+        SectionV4 {
             block_values: s.block_values,
             value_bytes: s.value_bytes,
             offsets: s.offsets,
             checksum: s.checksum,
             dictionary: vec![],
-            codec: Codec::Zstd,
-            codes: vec![],
-            block_counts: vec![],
-            block_sizes: vec![],
-            chunk_sums: vec![],
         }
+        .into()
     }
 }
 
-/// A header as version 3 stored it.
+/// A header as versions 3 and 4 stored it: today's fields, with sections of layout `S`.
 #[derive(Decode)]
-struct HeaderV3 {
+struct OldHeader<S> {
     format_version: u32,
     rules: String,
     material: String,
     index_version: u32,
     slots: u64,
-    wdl: SectionV3,
-    dtm: SectionV3,
+    wdl: S,
+    dtm: S,
     stats: [SideStats; 2],
 }
 
-impl From<HeaderV3> for Header {
-    fn from(h: HeaderV3) -> Self {
+impl<S: Into<Section>> From<OldHeader<S>> for Header {
+    fn from(h: OldHeader<S>) -> Self {
         Header {
             format_version: h.format_version,
             rules: h.rules,
@@ -639,23 +607,25 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     let corrupt = |_| TableError::CorruptHeader(path.into());
     // The version comes first in every layout; it says how to read the rest.
     let (version, _): (u32, usize) = bincode::decode_from_slice(head, config).map_err(corrupt)?;
-    let (header, used): (Header, usize) = if version == OLDEST_READABLE_VERSION {
-        let (h, used): (HeaderV3, usize) =
-            bincode::decode_from_slice(head, config).map_err(corrupt)?;
-        (h.into(), used)
-    } else if version == 4 {
-        let (h, used): (HeaderV4, usize) =
-            bincode::decode_from_slice(head, config).map_err(corrupt)?;
-        (h.into(), used)
-    } else if version == FORMAT_VERSION {
-        bincode::decode_from_slice(head, config).map_err(corrupt)?
-    } else {
-        return Err(TableError::Version {
-            path: path.into(),
-            found: version,
-            index: 0,
-        });
+    /// Decodes a header stored as `H`.
+    fn decode<H: Decode<()> + Into<Header>>(head: &[u8]) -> Option<(Header, usize)> {
+        let config = bincode::config::standard().with_limit::<{ 64 << 20 }>();
+        let (h, used): (H, usize) = bincode::decode_from_slice(head, config).ok()?;
+        Some((h.into(), used))
+    }
+    let decoded = match version {
+        OLDEST_READABLE_VERSION => decode::<OldHeader<SectionV3>>(head),
+        4 => decode::<OldHeader<SectionV4>>(head),
+        FORMAT_VERSION => decode::<Header>(head),
+        _ => {
+            return Err(TableError::Version {
+                path: path.into(),
+                found: version,
+                index: 0,
+            });
+        }
     };
+    let (header, used) = decoded.ok_or_else(|| TableError::CorruptHeader(path.into()))?;
     if used != head.len() {
         return Err(TableError::CorruptHeader(path.into()));
     }
