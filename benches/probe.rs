@@ -2,7 +2,8 @@
 //!
 //! `cargo bench --bench probe` generates every set up to `PROBE_MEN` men (default 4) into
 //! `PROBE_DIR` (default: a temporary folder; point it at an existing folder to reuse tables),
-//! then prints bits per position of the compressed WDL and DTM sections and the latency of
+//! or only the sets named in `PROBE_SETS` (comma-separated, e.g. `KRNKR,KRCKR`) and the
+//! sub-tables they need, then prints bits per position of the compressed WDL and DTM sections and the latency of
 //! warm WDL and DTM probes of random legal positions through memory-mapped files.
 
 use canju::generate::{GenOptions, generate_all};
@@ -24,11 +25,21 @@ fn main() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = std::env::var("PROBE_DIR").map_or(tmp.path().to_path_buf(), Into::into);
     let tb = Tablebase::with_rules(&dir, rules);
-    let sets = Material::all_up_to(men);
+    let sets: Vec<Material> = match std::env::var("PROBE_SETS") {
+        Ok(names) => names
+            .split(',')
+            .map(|n| {
+                Material::parse(n.trim())
+                    .expect("a material set in PROBE_SETS")
+                    .canonical()
+            })
+            .collect(),
+        Err(_) => Material::all_up_to(men),
+    };
     let t = Instant::now();
     generate_all(&tb, &sets, &GenOptions::default()).unwrap();
     println!(
-        "{} sets up to {men} men ready in {:.1} s ({rules})",
+        "{} sets ready in {:.1} s ({rules})",
         sets.len(),
         t.elapsed().as_secs_f64()
     );

@@ -261,18 +261,18 @@ impl Tablebase {
 
     /// Forgets a loaded table (after it was regenerated).
     pub fn forget(&self, material: Material) {
-        self.tables
-            .write()
-            .expect("table cache lock")
-            .remove(&material.canonical());
+        let mut tables = self.tables.write().expect("table cache lock");
+        tables.remove(&material);
+        tables.remove(&material.swapped());
     }
 
     /// The table of `material` (any colouring; the stored colouring is returned).
     pub fn table(&self, material: Material) -> Result<Arc<Table>, ProbeError> {
-        let m = material.canonical();
-        if let Some(t) = self.tables.read().expect("table cache lock").get(&m) {
+        // Both colourings are keys of an open table, so a probe skips finding the canonical one.
+        if let Some(t) = self.tables.read().expect("table cache lock").get(&material) {
             return Ok(t.clone());
         }
+        let m = material.canonical();
         let path = self.path_of(m);
         if !path.exists() {
             return Err(ProbeError::MissingTable {
@@ -305,10 +305,9 @@ impl Tablebase {
             file,
             all: OnceLock::new(),
         });
-        self.tables
-            .write()
-            .expect("table cache lock")
-            .insert(m, t.clone());
+        let mut tables = self.tables.write().expect("table cache lock");
+        tables.insert(m, t.clone());
+        tables.insert(m.swapped(), t.clone());
         Ok(t)
     }
 

@@ -297,6 +297,55 @@ fn format_4_tables_still_read_and_repack_to_the_current_format() {
 }
 
 #[test]
+fn format_5_tables_still_read_and_repack_to_aligned_paired_blocks() {
+    // Written by canju's format 5 (WDL blocks of one stream and any size, payload right after
+    // the header); KNKN has hundreds of blocks. `repack` rewrites it in today's layout.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format5");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["KK", "KNK", "KNKN"] {
+        let file = format!("{name}.asian.ctb");
+        std::fs::copy(src.join(&file), dir.path().join(&file)).unwrap();
+    }
+    let path = dir.path().join("KNKN.asian.ctb");
+    let old = canju::table::TableFile::open(&path).unwrap();
+    assert_eq!(old.header().format_version, 5);
+    assert!(old.header().wdl.block_sizes.len() > 100);
+    old.verify_checksums().unwrap();
+    let old_values = read_table(&path).unwrap().values;
+    let old_wdl = old.load_wdl().unwrap();
+    // Horse against horse, read through the old layout.
+    let pos = canju::rules::Position::from_fen("3k5/9/9/9/4n4/9/9/4N4/9/4K4 w").unwrap();
+    let tb = Tablebase::open(dir.path());
+    let (wdl, value) = (tb.probe_wdl(&pos).unwrap(), tb.probe(&pos).unwrap());
+    assert_eq!(wdl, canju::probe::Wdl::from(value));
+    drop((old, tb));
+    canju::table::repack(&path).unwrap();
+    let new = canju::table::TableFile::open(&path).unwrap();
+    let h = new.header();
+    assert_eq!(h.format_version, canju::table::FORMAT_VERSION);
+    assert!(h.wdl.block_sizes.is_empty());
+    assert_eq!(h.wdl.block_splits.len(), h.wdl.block_counts.len());
+    assert_eq!(
+        new.section_bytes(canju::table::SectionKind::Wdl),
+        (h.wdl.block_counts.len() * canju::table::lzh::BLOCK_BYTES) as u64
+    );
+    assert_eq!(new.payload_start() % canju::table::PAYLOAD_ALIGN, 0);
+    assert_eq!(read_table(&path).unwrap().values, old_values);
+    assert_eq!(new.load_wdl().unwrap(), old_wdl);
+    for (side, codes) in old_wdl.iter().enumerate() {
+        for (i, &w) in codes.iter().enumerate() {
+            assert_eq!(new.wdl(side, i as u64).unwrap(), w, "side {side} slot {i}");
+        }
+    }
+    drop(new);
+    let tb = Tablebase::open(dir.path());
+    assert_eq!(
+        (tb.probe_wdl(&pos).unwrap(), tb.probe(&pos).unwrap()),
+        (wdl, value)
+    );
+}
+
+#[test]
 fn a_damaged_wdl_section_is_caught_when_probed() {
     let (_dir, path) = krk_dir();
     let bytes = std::fs::read(&path).unwrap();

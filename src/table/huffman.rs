@@ -126,10 +126,15 @@ impl Encoder {
         }
     }
 
+    /// Length of `symbol`'s code (0: it has none).
+    pub fn bits(&self, symbol: usize) -> u32 {
+        u32::from(self.codes[symbol].1)
+    }
+
     /// Writes `symbol`, which must have a code.
     pub fn put(&self, out: &mut BitWriter, symbol: usize) {
         let (code, len) = self.codes[symbol];
-        debug_assert!(len > 0, "symbol {symbol} has no code");
+        assert!(len > 0, "symbol {symbol} has no code");
         out.put(u64::from(code), u32::from(len));
     }
 }
@@ -163,16 +168,25 @@ impl Decoder {
         Some(Decoder { table })
     }
 
-    /// The next symbol, or `None` if the bits are no code.
-    #[inline]
+    /// The next symbol, or `None` if the bits are no code (the table decoder reads the
+    /// entries instead, see `lzh`).
+    #[cfg(test)]
     pub fn get(&self, input: &mut BitReader) -> Option<usize> {
-        let entry = self.table[input.peek(MAX_CODE_BITS) as usize];
+        let entry = self.table[(input.window() & ((1 << MAX_CODE_BITS) - 1)) as usize];
         let len = u32::from(entry & 0xF);
         if len == 0 {
             return None;
         }
-        input.skip(len);
+        input.consume(len);
         Some(usize::from(entry >> 4))
+    }
+
+    /// The symbol and code length (0: no symbol has this code) of every [`MAX_CODE_BITS`]-bit
+    /// window, indexed by the window as [`BitReader::window`] shows it.
+    pub fn entries(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.table
+            .iter()
+            .map(|&e| (usize::from(e >> 4), u32::from(e & 0xF)))
     }
 }
 
@@ -260,28 +274,33 @@ impl<'a> BitReader<'a> {
         }
     }
 
-    /// The next `bits` bits (<= 32) without consuming them.
-    #[inline]
-    pub fn peek(&mut self, bits: u32) -> u64 {
-        if self.count < bits {
+    /// Reads `bits` bits (<= 32).
+    #[cfg(test)]
+    pub fn get(&mut self, bits: u32) -> u64 {
+        let v = self.window() & ((1u64 << bits) - 1);
+        self.consume(bits);
+        v
+    }
+
+    /// The next [`BitReader::WINDOW_BITS`] or more bits, least significant first (zeros past
+    /// the end), without consuming them.
+    #[inline(always)]
+    pub fn window(&mut self) -> u64 {
+        if self.count < Self::WINDOW_BITS {
             self.refill();
         }
-        self.acc & ((1u64 << bits) - 1)
+        self.acc
     }
 
-    /// Consumes `bits` bits (at most what the last peek saw).
-    #[inline]
-    pub fn skip(&mut self, bits: u32) {
+    /// Bits [`BitReader::window`] always shows.
+    pub const WINDOW_BITS: u32 = 56;
+
+    /// Consumes `bits` (at most [`BitReader::WINDOW_BITS`]) after a [`BitReader::window`].
+    #[inline(always)]
+    pub fn consume(&mut self, bits: u32) {
+        debug_assert!(bits <= self.count);
         self.acc >>= bits;
         self.count -= bits;
-    }
-
-    /// Reads `bits` bits (<= 32).
-    #[inline]
-    pub fn get(&mut self, bits: u32) -> u64 {
-        let v = self.peek(bits);
-        self.skip(bits);
-        v
     }
 
     /// Whether more bits were consumed than the input holds.

@@ -6,10 +6,11 @@
 //!
 //! - **wdl**: win/draw/loss for the side to move (0 loss, 1 draw, 2 win), one value per slot,
 //!   compressed with the section's own LZ77 + Huffman codec ([`Codec::Lzh`], module [`lzh`])
-//!   in blocks of at most [`lzh::MAX_BLOCK_TOKENS`] tokens, so a probe decodes a few dozen
-//!   tokens and copies nothing; a block index (values and bytes per block) sits in the header,
-//!   and checksums per [`CHECK_CHUNK`] bytes of the section are checked the first time a probe
-//!   reads a chunk;
+//!   in blocks of [`lzh::BLOCK_BYTES`], one cache line each, holding two interleaved token
+//!   streams, so a probe reads one line, decodes a few dozen tokens and copies nothing; a
+//!   block index (values and first-stream bytes per block) sits in the header, and checksums
+//!   per [`CHECK_CHUNK`] bytes of the section are checked the first time a probe reads a
+//!   chunk;
 //! - **dtm**: distance to mate in plies (odd: the side to move wins, even: it loses), one byte a
 //!   position when every distance fits below 253 (255 draw, 254 win by the perpetual-check rule,
 //!   253 loss by it), else two bytes little endian (`0xFFFE` draw, `0xFFFC` win by rule,
@@ -22,12 +23,14 @@
 //! | 4 | header length, little endian |
 //! | 8 | xxh3-64 of the header bytes |
 //! | n | header ([`Header`], bincode standard config) |
+//! | 0-63 | zeros, so the payload starts at a multiple of [`PAYLOAD_ALIGN`] bytes |
 //! | ... | payload: the WDL section's blocks, then the DTM section's |
 //!
 //! Slots that hold no legal position carry the previous slot's value, so they cost almost
 //! nothing after compression. Files are written to a temporary name and renamed. Versions 3
-//! and 4 (WDL as zstd frames of 2-bit values; 3 without dictionaries) are still read, and
-//! `canju repack` rewrites them in the current format.
+//! and 4 (WDL as zstd frames of 2-bit values; 3 without dictionaries) and 5 (WDL blocks of one
+//! stream and any length, no padding before the payload) are still read, and `canju repack`
+//! rewrites them in the current format.
 
 mod huffman;
 pub mod lzh;
@@ -47,9 +50,13 @@ use xxhash_rust::xxh3::xxh3_64;
 /// First bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// Version of the file layout written; readers accept it and [`OLDEST_READABLE_VERSION`].
-pub const FORMAT_VERSION: u32 = 5;
-/// Oldest layout still read (3: WDL in zstd frames, no dictionaries; 4: with dictionaries).
+pub const FORMAT_VERSION: u32 = 6;
+/// Oldest layout still read (3: WDL in zstd frames, no dictionaries; 4: with dictionaries;
+/// 5: WDL blocks of one stream and any size, payload right after the header).
 pub const OLDEST_READABLE_VERSION: u32 = 3;
+/// From format 6 the payload starts at a multiple of this many bytes from the file's start, so
+/// every WDL block is one cache line of the memory map.
+pub const PAYLOAD_ALIGN: usize = 64;
 /// Version of the position <-> index scheme (crate::index).
 pub const INDEX_VERSION: u32 = 1;
 /// Positions per DTM block (2 KiB before compression when distances fit in a byte).
@@ -57,7 +64,7 @@ pub const INDEX_VERSION: u32 = 1;
 /// A probe that misses the cache decompresses one block, so the block size sets the probe
 /// time: 32,768-position blocks took 49 us a probe on the ten largest 5-men tables for 0.519
 /// bits a position over all 5-men sets; these take 7.5-10 us for 0.787 bits
-/// (`cargo bench --bench probe`). (WDL blocks are cut by token count instead: see `lzh`.)
+/// (`cargo bench --bench probe`). (WDL blocks are cut at 64 bytes instead: see `lzh`.)
 pub const DTM_BLOCK: u32 = 1 << 11;
 /// File extension of table files.
 pub const EXTENSION: &str = "ctb";
@@ -117,8 +124,11 @@ pub struct Section {
     /// [`Codec::Lzh`]: values held by each block, red to move first (blocks end where a side
     /// ends); `offsets` then holds only the section's start and end.
     pub block_counts: Vec<u32>,
-    /// [`Codec::Lzh`]: bytes of each block.
+    /// [`Codec::Lzh`] in format 5: bytes of each block (blocks of one stream, any size).
     pub block_sizes: Vec<u32>,
+    /// [`Codec::Lzh`] from format 6: bytes of the first stream of each block (blocks of
+    /// [`lzh::BLOCK_BYTES`] holding two streams; see [`lzh::Layout::Paired`]).
+    pub block_splits: Vec<u8>,
     /// [`Codec::Lzh`]: xxh3-64 of each [`CHECK_CHUNK`] bytes of the section (the last may be
     /// shorter), checked the first time a probe reads from the chunk.
     pub chunk_sums: Vec<u64>,
@@ -160,7 +170,41 @@ impl From<SectionV4> for Section {
             codes: vec![],
             block_counts: vec![],
             block_sizes: vec![],
+            block_splits: vec![],
             chunk_sums: vec![],
+        }
+    }
+}
+
+/// A section as version 5 stored it (WDL blocks of one stream, any size).
+#[derive(Decode)]
+struct SectionV5 {
+    block_values: u32,
+    value_bytes: u8,
+    offsets: Vec<u64>,
+    checksum: u64,
+    dictionary: Vec<u8>,
+    codec: Codec,
+    codes: Vec<u8>,
+    block_counts: Vec<u32>,
+    block_sizes: Vec<u32>,
+    chunk_sums: Vec<u64>,
+}
+
+impl From<SectionV5> for Section {
+    fn from(s: SectionV5) -> Self {
+        Section {
+            block_values: s.block_values,
+            value_bytes: s.value_bytes,
+            offsets: s.offsets,
+            checksum: s.checksum,
+            dictionary: s.dictionary,
+            codec: s.codec,
+            codes: s.codes,
+            block_counts: s.block_counts,
+            block_sizes: s.block_sizes,
+            block_splits: vec![],
+            chunk_sums: s.chunk_sums,
         }
     }
 }
@@ -187,7 +231,7 @@ impl From<SectionV3> for Section {
     }
 }
 
-/// A header as versions 3 and 4 stored it: today's fields, with sections of layout `S`.
+/// A header as versions 3 to 5 stored it: today's fields, with sections of layout `S`.
 #[derive(Decode)]
 struct OldHeader<S> {
     format_version: u32,
@@ -409,6 +453,8 @@ struct Compressed {
     codes: Vec<u8>,
     /// Values per block ([`Codec::Lzh`] only).
     counts: Vec<u32>,
+    /// Bytes of each block's first stream ([`Codec::Lzh`] only).
+    splits: Vec<u8>,
 }
 
 /// Compresses both sides of one section.
@@ -426,6 +472,7 @@ fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8, codec: Cod
         let (codes, blocks) = lzh::compress(&[&raw[0], &raw[1]]);
         return Compressed {
             counts: blocks.iter().map(|b| b.values).collect(),
+            splits: blocks.iter().map(|b| b.split).collect(),
             blocks: blocks.into_iter().map(|b| b.bytes).collect(),
             dictionary: vec![],
             codes,
@@ -447,6 +494,7 @@ fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8, codec: Cod
         dictionary,
         codes: vec![],
         counts: vec![],
+        splits: vec![],
     }
 }
 
@@ -493,9 +541,9 @@ fn write_table_reusing(
             payload.extend_from_slice(b);
             offsets.push(payload.len() as u64);
         }
-        let (mut block_sizes, mut chunk_sums) = (vec![], vec![]);
+        let (mut block_splits, mut chunk_sums) = (vec![], vec![]);
         if codec == Codec::Lzh {
-            block_sizes = c.blocks.iter().map(|b| b.len() as u32).collect();
+            block_splits = c.splits.clone();
             chunk_sums = payload[start..].chunks(CHECK_CHUNK).map(xxh3_64).collect();
             offsets = vec![start as u64, payload.len() as u64];
         }
@@ -508,7 +556,8 @@ fn write_table_reusing(
             codec,
             codes: c.codes,
             block_counts: c.counts,
-            block_sizes,
+            block_sizes: vec![],
+            block_splits,
             chunk_sums,
         }
     };
@@ -540,6 +589,7 @@ fn write_table_reusing(
     };
     let head =
         bincode::encode_to_vec(&header, bincode::config::standard()).expect("header encodes");
+    let padding = (20 + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (20 + head.len());
     let tmp = path.with_extension(format!("{EXTENSION}.tmp{}", std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
@@ -547,6 +597,7 @@ fn write_table_reusing(
         f.write_all(&(head.len() as u32).to_le_bytes())?;
         f.write_all(&xxh3_64(&head).to_le_bytes())?;
         f.write_all(&head)?;
+        f.write_all(&vec![0; padding])?;
         f.write_all(&payload)?;
         f.sync_all()?;
         fs::rename(&tmp, path)
@@ -555,7 +606,7 @@ fn write_table_reusing(
         let _ = fs::remove_file(&tmp);
         return Err(io_err(path)(e));
     }
-    Ok(20 + head.len() as u64 + payload.len() as u64)
+    Ok((20 + head.len() + padding + payload.len()) as u64)
 }
 
 fn check_section(s: &Section, slots: u64) -> bool {
@@ -574,6 +625,7 @@ fn check_section(s: &Section, slots: u64) -> bool {
     if !s.codes.is_empty()
         || !s.block_counts.is_empty()
         || !s.block_sizes.is_empty()
+        || !s.block_splits.is_empty()
         || !s.chunk_sums.is_empty()
     {
         return false;
@@ -616,6 +668,7 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     let decoded = match version {
         OLDEST_READABLE_VERSION => decode::<OldHeader<SectionV3>>(head),
         4 => decode::<OldHeader<SectionV4>>(head),
+        5 => decode::<OldHeader<SectionV5>>(head),
         FORMAT_VERSION => decode::<Header>(head),
         _ => {
             return Err(TableError::Version {
@@ -636,7 +689,19 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
             index: header.index_version,
         });
     }
-    let payload_len = (bytes.len() - end) as u64;
+    // From format 6 the payload starts on a line boundary; the bytes before it are zeros.
+    let start = if version >= 6 {
+        end.next_multiple_of(PAYLOAD_ALIGN)
+    } else {
+        end
+    };
+    if bytes.len() < start {
+        return Err(TableError::Truncated(path.into()));
+    }
+    if bytes[end..start].iter().any(|&b| b != 0) {
+        return Err(TableError::CorruptHeader(path.into()));
+    }
+    let payload_len = (bytes.len() - start) as u64;
     let sections_ok = check_section(&header.wdl, header.slots)
         && check_section(&header.dtm, header.slots)
         && header.wdl.value_bytes == 0
@@ -653,7 +718,7 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     if stored_end < payload_len {
         return Err(TableError::CorruptHeader(path.into()));
     }
-    Ok((header, end))
+    Ok((header, start))
 }
 
 /// Which section of a file.
@@ -745,6 +810,11 @@ impl TableFile {
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where the payload starts in the file (from format 6 a multiple of [`PAYLOAD_ALIGN`]).
+    pub fn payload_start(&self) -> usize {
+        self.payload_start
     }
 
     /// Size of the file in bytes.
@@ -869,10 +939,10 @@ impl TableFile {
     /// to move. Meaningless for unused slots.
     pub fn wdl(&self, side: usize, index: u64) -> Result<u8, TableError> {
         if let Some((decoder, blocks)) = &self.wdl_decoder {
-            let (range, n, at) = blocks.locate(side as u64 * self.header.slots + index);
-            self.check_chunks(&range)?;
+            let (block, at) = blocks.locate(side as u64 * self.header.slots + index);
+            self.check_chunks(&block.bytes)?;
             return decoder
-                .value_at(&self.payload()[range], n, at)
+                .value_at(&self.payload()[block.bytes.clone()], &block, at)
                 .ok_or_else(|| TableError::CorruptPayload(self.path.clone()));
         }
         let (b, at) = self.locate(SectionKind::Wdl, side, index);
@@ -900,9 +970,9 @@ impl TableFile {
             Some((decoder, index)) => (0..index.blocks())
                 .into_par_iter()
                 .map(|b| {
-                    let (range, n) = index.block(b);
+                    let block = index.block(b);
                     decoder
-                        .decode(&self.payload()[range], n)
+                        .decode(&self.payload()[block.bytes.clone()], &block)
                         .ok_or_else(corrupt)
                 })
                 .collect::<Result<_, _>>()?,
