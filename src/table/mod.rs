@@ -143,8 +143,8 @@ pub enum Codec {
     /// Each block a zstd frame with its content checksum (DTM; WDL before format 5, 2-bit
     /// values four to a byte).
     Zstd,
-    /// Each block an LZ77 stream with codes shared by the section (WDL from format 5, one value
-    /// per slot); see `lzh`.
+    /// Each block LZ77 tokens with codes shared by the section (WDL from format 5, one value
+    /// per slot; from format 6 in blocks of one cache line holding two streams); see `lzh`.
     Lzh,
 }
 
@@ -160,7 +160,7 @@ struct SectionV4 {
 
 impl From<SectionV4> for Section {
     fn from(s: SectionV4) -> Self {
-        Section {
+        SectionV5 {
             block_values: s.block_values,
             value_bytes: s.value_bytes,
             offsets: s.offsets,
@@ -170,9 +170,9 @@ impl From<SectionV4> for Section {
             codes: vec![],
             block_counts: vec![],
             block_sizes: vec![],
-            block_splits: vec![],
             chunk_sums: vec![],
         }
+        .into()
     }
 }
 
