@@ -1019,6 +1019,86 @@ mod tests {
         }
     }
 
+    /// A WDL section holding `blocks` back to back from payload offset `base`.
+    fn section(codes: Vec<u8>, blocks: &[(Vec<u8>, Block)], base: u64) -> super::super::Section {
+        super::super::Section {
+            block_values: MAX_BLOCK_VALUES as u32,
+            value_bytes: 0,
+            offsets: vec![base, base + (blocks.len() * BLOCK_BYTES) as u64],
+            checksum: 0,
+            dictionary: vec![],
+            codec: super::super::Codec::Lzh,
+            codes,
+            block_counts: blocks.iter().map(|(_, b)| b.values).collect(),
+            block_sizes: vec![],
+            block_splits: blocks.iter().map(|(_, b)| b.split).collect(),
+            chunk_sums: vec![],
+        }
+    }
+
+    #[test]
+    fn the_block_index_finds_every_value_and_refuses_lists_that_do_not_add_up() {
+        // Two sides of equal length, as a table stores them.
+        let mut sides = sample_blocks();
+        sides.truncate(4);
+        let side: Vec<u8> = sides.concat();
+        let (codes, blocks) = compress(&[&side, &side]);
+        let (dec, pairs) = compressed(&[side.clone(), side.clone()]);
+        let s = section(codes, &pairs, 640);
+        let index = BlockIndex::new(&s, side.len() as u64).expect("a consistent section");
+        assert_eq!(index.blocks(), blocks.len());
+        let payload: Vec<u8> = std::iter::repeat_n(0, 640)
+            .chain(pairs.iter().flat_map(|(_, b)| b.bytes.iter().copied()))
+            .collect();
+        let all = [&side[..], &side[..]].concat();
+        for (v, &want) in all.iter().enumerate() {
+            let (block, at) = index.locate(v as u64);
+            assert_eq!(block.bytes.start % BLOCK_BYTES, 0);
+            let bytes = &payload[block.bytes.clone()];
+            assert_eq!(dec.value_at(bytes, &block, at), Some(want), "value {v}");
+        }
+        let refused = |change: &dyn Fn(&mut super::super::Section)| {
+            let mut bad = s.clone();
+            change(&mut bad);
+            BlockIndex::new(&bad, side.len() as u64).is_none()
+        };
+        assert!(
+            refused(&|b| b.block_splits[0] = 65),
+            "a split past the block"
+        );
+        assert!(refused(&|b| b.block_counts[1] = 0), "an empty block");
+        assert!(
+            refused(&|b| b.block_counts[0] += 1),
+            "counts past both sides"
+        );
+        assert!(refused(&|b| b.offsets[1] -= 1), "bytes short of the blocks");
+        assert!(
+            refused(&|b| b.block_splits.pop().map(|_| ()).unwrap()),
+            "a split missing"
+        );
+        assert!(
+            refused(&|b| b.block_sizes = vec![64; b.block_counts.len()]),
+            "two layouts"
+        );
+        // A block that holds the end of the first side and the start of the second.
+        let mut shifted = s.clone();
+        let mut start = 0u64;
+        let second = (0..blocks.len())
+            .find(|&b| {
+                let found = start == side.len() as u64;
+                start += u64::from(shifted.block_counts[b]);
+                found
+            })
+            .expect("a block starting the second side");
+        assert!(shifted.block_counts[second] > 1);
+        shifted.block_counts[second - 1] += 1;
+        shifted.block_counts[second] -= 1;
+        assert!(
+            BlockIndex::new(&shifted, side.len() as u64).is_none(),
+            "no block boundary where the second side starts"
+        );
+    }
+
     #[test]
     fn buckets_cover_every_length() {
         for x in (0..5000).chain([MAX_BLOCK_VALUES - 1, MAX_BLOCK_VALUES]) {
