@@ -46,24 +46,36 @@ fn main() {
 
     // Sizes: positions as a player counts them, both sides to move.
     let (mut positions, mut wdl, mut dtm, mut file) = (0u64, 0u64, 0u64, 0u64);
+    // What the header spends on each section: its block list, codes and checksums.
+    let (mut wdl_index, mut dtm_index) = (0u64, 0u64);
+    let described = |s: &canju::table::Section| {
+        bincode::encode_to_vec(s, bincode::config::standard())
+            .unwrap()
+            .len() as u64
+    };
     for &m in &sets {
         let t = tb.table(m).unwrap();
         positions += t.stats()[0].positions + t.stats()[1].positions;
         wdl += t.file.section_bytes(SectionKind::Wdl);
         dtm += t.file.section_bytes(SectionKind::Dtm);
+        wdl_index += described(&t.file.header().wdl);
+        dtm_index += described(&t.file.header().dtm);
         file += t.file.file_bytes();
     }
     let bits = |b: u64| 8.0 * b as f64 / positions as f64;
     println!("positions {positions}, files {:.2} MB", file as f64 / 1e6);
     println!(
-        "WDL {:.2} MB, {:.3} bits per position (xiangqitb 0.16, Syzygy ~0.1)",
+        "WDL {:.2} MB, {:.3} bits per position, {:.3} with its block index in the header \
+         (xiangqitb 0.16, Syzygy ~0.1)",
         wdl as f64 / 1e6,
-        bits(wdl)
+        bits(wdl),
+        bits(wdl + wdl_index)
     );
     println!(
-        "DTM {:.2} MB, {:.3} bits per position (xiangqitb 1.10)",
+        "DTM {:.2} MB, {:.3} bits per position, {:.3} with its block index (xiangqitb 1.10)",
         dtm as f64 / 1e6,
-        bits(dtm)
+        bits(dtm),
+        bits(dtm + dtm_index)
     );
 
     // Random legal positions from the largest sets.

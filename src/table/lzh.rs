@@ -20,11 +20,19 @@
 //!
 //! A probe decodes tokens from the block's start until the wanted value is produced; a match
 //! that covers it is answered without copying. Its time is the chain of table look-ups that
-//! finds where each token ends, so the two streams, whose chains are independent, decode
-//! about twice as fast as one; each token is decoded without a branch on its kind. On the ten
-//! largest 5-men tables (`PROBE_SETS=... cargo bench --bench probe`) this took the table-file
-//! part of a probe from about 610 ns to 440 ns, for 6% more bytes (0.097 to 0.103 bits a
-//! position on those tables).
+//! finds where each token ends (both codes of a token are read from one window of bits), so
+//! two streams, whose chains are independent, decode about twice as fast as one. Measured on
+//! the ten largest 5-men tables (`PROBE_SETS=... cargo bench --bench probe`, 2-core VM):
+//!
+//! | blocks | WDL bits a position (with the header's block list) | table-file part of a probe |
+//! |---|---|---|
+//! | format 5: one stream, 64 tokens, any length | 0.097 (0.102) | 600-790 ns |
+//! | one stream, 32 tokens | 0.110 | 460 ns |
+//! | 64 bytes, two streams (this format) | 0.103 (0.110) | 470-550 ns |
+//! | 128 bytes, four streams | 0.095 (0.100) | 640-690 ns |
+//!
+//! Four streams spend more instructions than the chains save: the decoder is then limited by
+//! the work per token, not by its latency.
 
 use super::huffman::{self, BitReader, BitWriter, Decoder, Encoder, MAX_CODE_BITS};
 
@@ -591,8 +599,8 @@ impl BlockIndex {
 /// 10-31: the literal value, the match length, the offset, or which repeated offset). 0 where
 /// no code starts: corrupt input.
 ///
-/// Spelling out each symbol's bucket in the table lets a token decode without a branch on its
-/// kind: the decoder's time goes to mispredicted branches otherwise.
+/// Spelling out each symbol's bucket in the table saves the decoder a branch and a second
+/// look-up per code.
 #[derive(Clone)]
 struct StepTable(Box<[u32; 1 << MAX_CODE_BITS]>);
 
@@ -682,8 +690,8 @@ impl BlockDecoder {
     /// Reads the token starting at value `p` of a block of `n` values, updating the repeated
     /// offsets; `None` if the bits are no token or the match reaches outside the block.
     ///
-    /// Both codes are read from one window of bits and the offset's bits are consumed only for
-    /// a match, so the token's kind costs no branch.
+    /// Both codes are read from one window of bits (the offset's bits are consumed only for a
+    /// match), so the second look-up does not wait for a refill.
     #[inline(always)]
     fn next_token(
         &self,
