@@ -167,7 +167,8 @@ impl<F: Fn(&Token) -> u32> Budget<F> {
 /// Splits one segment into blocks as `budget` allows (greedy matching with one step of
 /// lookahead; matches stay inside their block), in order. Only matches that `codable` accepts
 /// are made (the codes are built from a first pass whose blocks end elsewhere, so a match
-/// length or offset bucket can lack a code; every value's literal has one).
+/// length or offset bucket can lack a code; every value's literal has one, since a value's
+/// first appearance in a segment is always a literal).
 fn tokenize<F: Fn(&Token) -> u32>(
     values: &[u8],
     mut budget: Budget<F>,
@@ -359,8 +360,9 @@ fn encode_segment(values: &[u8], litlen: &Encoder, offset: &Encoder) -> Vec<Bloc
     let mut out = [BitWriter::default(), BitWriter::default()];
     let (mut covered, mut block_values, mut tokens) = (0usize, 0usize, 0usize);
     let budget = Budget::new(|t: &Token| token_bits(t, |s| litlen.bits(s), |s| offset.bits(s)));
+    // Asked of matches only.
     let codable = |t: &Token| match *t {
-        Token::Literal(v) => litlen.bits(v as usize) > 0,
+        Token::Literal(_) => true,
         Token::Match { len, off, rep } => {
             litlen.bits(length_symbol(len).0) > 0 && offset.bits(offset_symbol(off, rep).0) > 0
         }
@@ -386,15 +388,15 @@ fn encode_segment(values: &[u8], litlen: &Encoder, offset: &Encoder) -> Vec<Bloc
             }
         }
         Event::EndOfBlock => {
-            let [first, second] = std::mem::take(&mut out).map(BitWriter::finish);
-            let mut bytes = first.clone();
+            let [mut bytes, second] = std::mem::take(&mut out).map(BitWriter::finish);
+            let split = bytes.len() as u8;
             bytes.extend_from_slice(&second);
             assert!(bytes.len() <= BLOCK_BYTES, "a block overflows its bytes");
             bytes.resize(BLOCK_BYTES, 0);
             blocks.push(Block {
                 values: block_values as u32,
                 bytes,
-                split: first.len() as u8,
+                split,
             });
             covered += block_values;
             (block_values, tokens) = (0, 0);
@@ -441,6 +443,23 @@ pub enum Layout {
     /// From format 6: blocks of [`BLOCK_BYTES`], one cache line each, holding two streams
     /// (tokens alternate between them, so a probe decodes two chains at once).
     Paired,
+}
+
+impl Layout {
+    /// Most tokens a block of this layout holds.
+    fn most_tokens(self) -> usize {
+        match self {
+            Layout::Single => SINGLE_BLOCK_TOKENS,
+            Layout::Paired => MAX_BLOCK_TOKENS,
+        }
+    }
+}
+
+/// Readers of a block's streams (the second is empty in a [`Layout::Single`] block); `None`
+/// if the first stream would end past the block.
+fn streams<'a>(block: &'a [u8], r: &BlockRef) -> Option<(BitReader<'a>, BitReader<'a>)> {
+    let (first, second) = block.split_at_checked(r.split)?;
+    Some((BitReader::new(first), BitReader::new(second)))
 }
 
 /// One block: where its bytes lie in the payload, the values it holds, its layout and the
@@ -738,17 +757,15 @@ impl BlockDecoder {
     /// it is corrupted.
     fn decode_into(&self, block: &[u8], r: &BlockRef, out: &mut [u8]) -> Option<()> {
         let n = r.values;
-        let (first, second) = block.split_at_checked(r.split)?;
-        let (mut a, mut b) = (BitReader::new(first), BitReader::new(second));
+        let (mut a, mut b) = streams(block, r)?;
         let mut reps = Reps(INITIAL_REPS);
         let mut p = 0;
-        for t in 0..MAX_BLOCK_TOKENS {
+        for t in 0..r.layout.most_tokens() {
             if p == n {
                 break;
             }
             let input = match r.layout {
                 Layout::Paired if t % 2 == 1 => &mut b,
-                Layout::Single if t == SINGLE_BLOCK_TOKENS => return None,
                 _ => &mut a,
             };
             let Step { len, kind } = self.next_token(input, &mut reps, p, n)?;
@@ -787,14 +804,9 @@ impl BlockDecoder {
         if at >= n || n > MAX_BLOCK_VALUES {
             return None;
         }
-        let (first, second) = block.split_at_checked(r.split)?;
-        let (mut a, mut b) = (BitReader::new(first), BitReader::new(second));
+        let (mut a, mut b) = streams(block, r)?;
         let mut reps = Reps(INITIAL_REPS);
-        let most = if PAIRED {
-            MAX_BLOCK_TOKENS
-        } else {
-            SINGLE_BLOCK_TOKENS
-        };
+        let most = r.layout.most_tokens();
         // Per token: its first value, and the literal value or the match offset << 8.
         let mut starts = [0u32; MAX_BLOCK_TOKENS];
         let mut kinds = [0u32; MAX_BLOCK_TOKENS];

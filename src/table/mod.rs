@@ -534,7 +534,7 @@ fn write_table_reusing(
     let dtm_bytes = if longest < 0xFD { 1 } else { 2 };
     let mut payload = Vec::new();
     let section = |payload: &mut Vec<u8>, block_values: u32, value_bytes: u8, codec: Codec| {
-        let c = compress_section(sides, block_values, value_bytes, codec);
+        let mut c = compress_section(sides, block_values, value_bytes, codec);
         let start = payload.len();
         let mut offsets = vec![start as u64];
         for b in &c.blocks {
@@ -543,7 +543,7 @@ fn write_table_reusing(
         }
         let (mut block_splits, mut chunk_sums) = (vec![], vec![]);
         if codec == Codec::Lzh {
-            block_splits = c.splits.clone();
+            block_splits = std::mem::take(&mut c.splits);
             chunk_sums = payload[start..].chunks(CHECK_CHUNK).map(xxh3_64).collect();
             offsets = vec![start as u64, payload.len() as u64];
         }
