@@ -299,8 +299,12 @@ impl MaterialIndex {
                 });
             }
         }
-        let radix: u64 = groups.iter().map(|g| g.combos).product();
-        let size = pairs.len() as u64 * radix;
+        // Saturating: a set past u64 slots keeps an index that can name it, not use it.
+        let radix: u64 = groups
+            .iter()
+            .try_fold(1u64, |acc, g| acc.checked_mul(g.combos))
+            .unwrap_or(u64::MAX);
+        let size = (pairs.len() as u64).saturating_mul(radix);
         let mut layout = vec![];
         for d in &defenders {
             layout.push(Piece::new(d.color, Role::General));
@@ -339,7 +343,37 @@ impl MaterialIndex {
         self.material
     }
 
-    /// Number of slots (used or not) for one side to move.
+    /// At least as many slots per side to move as `material` has, computed without building
+    /// its index (cheap, and exact but for the left-right mirror, which at most halves the
+    /// general pairs), in `u128` so that no set overflows it.
+    pub fn slots_lower_bound(material: Material) -> u128 {
+        static PLACEMENTS: std::sync::OnceLock<[[u128; 3]; 3]> = std::sync::OnceLock::new();
+        let counts = PLACEMENTS.get_or_init(|| {
+            let mut t = [[0u128; 3]; 3];
+            for (a, row) in t.iter_mut().enumerate() {
+                for (e, cell) in row.iter_mut().enumerate() {
+                    *cell = Defenders::new(Color::Red, a, e).placements.len() as u128;
+                }
+            }
+            t
+        });
+        let placements = |c: Color| {
+            let a = (material.count(c, Role::Advisor) as usize).min(2);
+            let e = (material.count(c, Role::Elephant) as usize).min(2);
+            counts[a][e]
+        };
+        let mut slots = placements(Color::Red) * placements(Color::Black) / 2;
+        // Saturating: the 32-man set alone has about 5e40 slots, past u128.
+        for c in Color::ALL {
+            for role in [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn] {
+                let k = (material.count(c, role) as usize).min(5);
+                slots = slots.saturating_mul(BINOMIAL[points(c, role).len()][k] as u128);
+            }
+        }
+        slots
+    }
+
+    /// Number of slots (used or not) for one side to move (`u64::MAX` for a set with more).
     pub fn size(&self) -> u64 {
         self.size
     }

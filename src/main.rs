@@ -1,7 +1,7 @@
 //! The `canju` command line.
 
 use canju::display::{render_board, use_color};
-use canju::generate::{GenOptions, GenReport, generate_all, generate_all_with};
+use canju::generate::{GenOptions, GenReport, RulePass, generate_all, generate_all_with};
 use canju::material::Material;
 use canju::probe::{RuleSet, Tablebase};
 use canju::rules::{Color, Notation, Position};
@@ -76,6 +76,10 @@ enum Command {
         /// Rebuild the named sets even if their files exist.
         #[arg(long)]
         force: bool,
+        /// Perpetual-check pass: graph (fast, about 90 bytes a draw), bitmaps (about 10 bits
+        /// a slot, slower), or auto (the graph when it takes at most half the memory free).
+        #[arg(long, value_enum, default_value_t = RulePassArg::Auto)]
+        rule_pass: RulePassArg,
         #[command(flatten)]
         tables: TableArgs,
     },
@@ -215,6 +219,24 @@ fn table_paths(dir: &std::path::Path) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
+/// Refuses `--men n` at once, before the sets are listed, when the largest set of `n` men
+/// (one rook, horse and cannon a side before any second piece of a kind) cannot fit.
+fn refuse_men_past_memory(n: u32, threads: usize) -> Result<()> {
+    if !(2..=32).contains(&n) {
+        return Err(format!("--men {n}: a position has between 2 and 32 men").into());
+    }
+    // Red and black take a rook each, then a horse each, and so on, up to ten men (a set
+    // that large never fits).
+    let kinds = ["R", "N", "C", "P"];
+    let mut sides = [String::from("K"), String::from("K")];
+    for k in 0..(n as usize - 2).min(8) {
+        sides[k % 2].push_str(kinds[k / 2]);
+    }
+    let largest = Material::parse(&format!("{}{}", sides[0], sides[1]))?;
+    canju::generate::refuse_if_too_large(largest, canju::generate::thread_count(threads))
+        .map_err(|e| format!("--men {n} includes sets such as {e}").into())
+}
+
 fn parse_material(name: &str) -> Result<Material> {
     Ok(Material::parse(name)?)
 }
@@ -253,6 +275,7 @@ fn run(command: Command) -> Result<()> {
             men,
             threads,
             force,
+            rule_pass,
             tables,
         } => {
             let mut sets: Vec<Material> = materials
@@ -260,16 +283,22 @@ fn run(command: Command) -> Result<()> {
                 .map(|m| parse_material(m))
                 .collect::<Result<_>>()?;
             if let Some(n) = men {
+                refuse_men_past_memory(n, threads)?;
                 sets.extend(Material::all_up_to(n));
             }
             if sets.is_empty() {
                 return Err("name material sets (e.g. `canju gen KRKAA`) or give --men N".into());
             }
             let tb = tables.open();
+            let used = canju::generate::thread_count(threads);
+            if threads > used {
+                eprintln!("note: {threads} threads asked; using {used}, one per core");
+            }
             let opts = GenOptions {
                 threads,
                 progress: true,
                 force,
+                rule_pass: rule_pass.into(),
             };
             generate_all_with(&tb, &sets, &opts, print_report)?;
         }
@@ -635,7 +664,7 @@ fn ensure_table(tb: &Tablebase, m: Material, quiet: bool) -> Result<()> {
         let opts = GenOptions {
             threads: 0,
             progress: !quiet,
-            force: false,
+            ..GenOptions::default()
         };
         generate_all(tb, &[m], &opts)?;
     }
@@ -795,6 +824,24 @@ fn print_side(who: &str, s: &SideStats) {
     }
 }
 
+/// `--rule-pass` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum RulePassArg {
+    Auto,
+    Bitmaps,
+    Graph,
+}
+
+impl From<RulePassArg> for RulePass {
+    fn from(arg: RulePassArg) -> RulePass {
+        match arg {
+            RulePassArg::Auto => RulePass::Auto,
+            RulePassArg::Bitmaps => RulePass::Bitmaps,
+            RulePassArg::Graph => RulePass::Graph,
+        }
+    }
+}
+
 fn print_report(r: &GenReport) {
     let [red, black] = &r.stats;
     println!(
@@ -813,8 +860,13 @@ fn print_report(r: &GenReport) {
         if r.generated {
             let t = r.phases;
             format!(
-                " (init {:.2}, sweep {:.2}, rule {:.2}, write {:.2})",
-                t.init, t.sweep, t.rule, t.write
+                " (init {:.2}, sweep {:.2}, rule {:.2}{}, write {:.2})",
+                t.init,
+                t.sweep,
+                t.rule,
+                t.rule_pass
+                    .map_or(String::new(), |p| format!(" by {}", p.name())),
+                t.write
             )
         } else {
             String::new()

@@ -180,3 +180,42 @@ fn repack_brings_old_tables_to_the_current_format() {
     assert_eq!(file.header().format_version, canju::table::FORMAT_VERSION);
     assert_eq!(probe_json(dir.path(), fen), before);
 }
+
+/// Sets far too large for any machine are refused at once (before their sub-sets are
+/// listed), with the slot count and the memory they need, and never a wrapped count.
+#[test]
+fn sets_too_large_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let opening = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+    let cases: [(&[&str], &str); 5] = [
+        (&["probe", opening], "more than 10^38 slots"),
+        (&["gen", "KRRNNCCKRRNNCC"], "165072646406003000625000 slots"),
+        (&["gen", "--men", "8"], "--men 8 includes sets such as KRNCKRNC"),
+        (&["gen", "--men", "99"], "between 2 and 32 men"),
+        (&["verdict", "车车马马炮炮对车车马马炮炮"], "GiB"),
+    ];
+    for (args, says) in cases {
+        let start = std::time::Instant::now();
+        let out = canju().args(args).arg("--dir").arg(dir.path()).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        // Refused before any work: far below the minutes a listing of sub-sets took.
+        assert!(start.elapsed().as_secs() < 10, "{args:?} took {:?}", start.elapsed());
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no file written");
+}
+
+#[test]
+fn threads_past_the_cores_are_clamped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = canju()
+        .args(["gen", "KK", "--threads", "100000", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("100000 threads asked; using"), "{err}");
+}

@@ -16,7 +16,9 @@
 //!    (quiet moves at most n, captures as looked up), or a draw if a capture draws.
 //! 3. What is still undecided is a draw.
 
+mod bits;
 mod perpetual;
+mod perpetual_graph;
 mod progress;
 
 use crate::index::{MAX_MEN, MaterialIndex};
@@ -67,16 +69,18 @@ pub enum GenError {
     },
     /// The set needs more memory than this machine has.
     #[error(
-        "{material}: {slots} slots per side need about {need_gib:.1} GiB while generating, \
-         {avail_gib:.1} GiB is available; at the rate measured on smaller sets \
-         (about 0.3 million slots per second per thread) it and its sub-tables would also take \
-         about {hours:.1} hours on {threads} threads"
+        "{material}: {} slots per side need about {need_gib:.1} GiB while generating; \
+         {avail_gib:.1} GiB is available, of which at most 90% is used; at the rate measured \
+         on smaller sets (about 0.3 million slots per second per thread) it and its \
+         sub-tables would also take about {hours:.1} hours on {threads} threads",
+        slot_count(*slots)
     )]
     TooLarge {
         /// The set.
         material: String,
-        /// Slots per side to move.
-        slots: u64,
+        /// Slots per side to move (a lower bound for sets refused before their index is
+        /// built).
+        slots: u128,
         /// Memory needed, GiB.
         need_gib: f64,
         /// Memory available, GiB.
@@ -106,6 +110,39 @@ pub enum GenError {
     Threads(String),
 }
 
+/// Which implementation of the perpetual-check pass runs (both give the same values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RulePass {
+    /// The graph when it takes at most half of the memory available, else the bitmaps.
+    #[default]
+    Auto,
+    /// Bitmaps over the draws, moves generated when needed: about 10 bits a slot, several
+    /// times slower than the graph (KRNKR: see the README).
+    Bitmaps,
+    /// An explicit graph of the draws' moves: about 90 bytes a draw, each step a scan.
+    Graph,
+}
+
+impl RulePass {
+    /// Lower-case name, as the command line takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RulePass::Auto => "auto",
+            RulePass::Bitmaps => "bitmaps",
+            RulePass::Graph => "graph",
+        }
+    }
+}
+
+/// A slot count for messages: the number, or "more than 10^38" past `u128`.
+fn slot_count(slots: u128) -> String {
+    if slots == u128::MAX {
+        "more than 10^38".to_string()
+    } else {
+        slots.to_string()
+    }
+}
+
 /// How to generate.
 #[derive(Clone, Debug, Default)]
 pub struct GenOptions {
@@ -115,6 +152,8 @@ pub struct GenOptions {
     pub progress: bool,
     /// Regenerate the named sets even if their files exist (sub-tables are reused).
     pub force: bool,
+    /// The perpetual-check pass to run under `asian`.
+    pub rule_pass: RulePass,
 }
 
 /// Wall time of each phase of one generation, seconds.
@@ -128,6 +167,8 @@ pub struct PhaseTimes {
     pub rule: f64,
     /// Statistics, compression and writing the file.
     pub write: f64,
+    /// The perpetual-check pass that ran (`None` under `plain`).
+    pub rule_pass: Option<RulePass>,
 }
 
 /// The values of every slot of a set, as [`solve`] leaves them.
@@ -182,12 +223,22 @@ pub fn generate_all_with(
         path: tb.dir().to_path_buf(),
         source,
     })?;
+    let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
+    let threads = thread_count(opts.threads);
+    // Before anything is enumerated (a large set has a vast number of sub-sets): each target
+    // needs at least its own values in memory.
+    for &m in &wanted {
+        if let Err(e) = refuse_if_too_large(m, threads)
+            && (opts.force || !tb.has(m))
+        {
+            return Err(e);
+        }
+    }
     let mut order: Vec<Material> = targets.iter().flat_map(|m| m.closure()).collect();
     crate::material::sort_dependency_order(&mut order);
     order.dedup();
-    let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads)
+        .num_threads(threads)
         .build()
         .map_err(|e| GenError::Threads(e.to_string()))?;
     // Refuse up front, before hours of work on sub-tables, if any set cannot fit in memory;
@@ -195,11 +246,9 @@ pub fn generate_all_with(
     let mut to_check: Vec<Material> = wanted.clone();
     to_check.extend(order.iter().rev().filter(|m| !wanted.contains(m)));
     let todo = |m: &Material| !tb.has(*m) || (opts.force && wanted.contains(m));
-    let todo_slots: u64 = order
-        .iter()
-        .filter(|m| todo(m))
-        .map(|m| MaterialIndex::new(*m).size())
-        .sum();
+    let todo_slots: u64 = order.iter().filter(|m| todo(m)).fold(0u64, |sum, m| {
+        sum.saturating_add(MaterialIndex::new(*m).size())
+    });
     for m in to_check.iter().filter(|m| todo(m)) {
         check_fits(*m, tb.rules(), todo_slots, pool.current_num_threads())?;
     }
@@ -347,6 +396,29 @@ impl Solver<'_> {
             }
         }
         Ok(longest + 1)
+    }
+
+    /// `asked`, or for [`RulePass::Auto`] the graph if the current draws' graph takes at most
+    /// half of the memory available, else the bitmaps.
+    fn choose_rule_pass(&self, asked: RulePass) -> RulePass {
+        if asked != RulePass::Auto {
+            return asked;
+        }
+        let draws: u64 = self
+            .values
+            .iter()
+            .map(|side| {
+                side.par_iter()
+                    .filter(|v| v.load(Relaxed) == STORED_DRAW)
+                    .count() as u64
+            })
+            .sum();
+        let avail = available_memory();
+        if avail == 0 || draws * perpetual_graph::BYTES_PER_DRAW <= avail / 2 {
+            RulePass::Graph
+        } else {
+            RulePass::Bitmaps
+        }
     }
 
     fn note_assigned(&self, v: u16) {
@@ -589,7 +661,12 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     // 4. The perpetual-check rule.
     if tb.rules() == RuleSet::Asian {
         let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
-        solver.apply_perpetual_rule()?;
+        let pass = solver.choose_rule_pass(opts.rule_pass);
+        match pass {
+            RulePass::Graph => solver.apply_perpetual_rule_graph()?,
+            _ => solver.apply_perpetual_rule()?,
+        };
+        phases.rule_pass = Some(pass);
         bar.finish();
     }
     phases.rule = clock.elapsed().as_secs_f64() - phases.init - phases.sweep;
@@ -689,9 +766,8 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
 
 /// Memory the generator needs for a set, estimated before it starts: two bytes per slot and
 /// side to move for the set and for each sub-table its captures lead to (read whole into
-/// memory); under `asian`, when the set has checking pieces, also the draw graph of the
-/// perpetual-check pass ([`perpetual::BYTES_PER_DRAW`] per draw), counted as if half of all
-/// positions were draws. The pass checks again with the true number of draws.
+/// memory); under `asian`, when the set has checking pieces, also the bitmaps of the
+/// perpetual-check pass ([`perpetual::BYTES_PER_SLOT`]).
 pub fn memory_needed(m: Material, rules: RuleSet) -> u64 {
     let m = m.canonical();
     let slots = |m: Material| MaterialIndex::new(m.canonical()).size();
@@ -700,7 +776,7 @@ pub fn memory_needed(m: Material, rules: RuleSet) -> u64 {
     for victim in Color::ALL {
         for role in Role::ALL {
             if let Some(sub) = m.after_capture(victim, role) {
-                subs += slots(sub);
+                subs = slots(sub).saturating_add(subs);
             }
         }
     }
@@ -708,11 +784,64 @@ pub fn memory_needed(m: Material, rules: RuleSet) -> u64 {
         .iter()
         .any(|&r| r.is_attacker() && Color::ALL.iter().any(|&c| m.count(c, r) > 0));
     let graph = if rules == RuleSet::Asian && can_check {
-        own * perpetual::BYTES_PER_DRAW
+        (own as f64 * perpetual::BYTES_PER_SLOT).ceil() as u64
     } else {
         0
     };
-    (own + subs) * 4 + graph
+    own.saturating_add(subs)
+        .saturating_mul(2 * VALUE_BYTES as u64)
+        .saturating_add(graph)
+}
+
+/// Worker threads for `asked` (0 = every core): never more than the machine's cores.
+pub fn thread_count(asked: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if asked == 0 { cores } else { asked.min(cores) }
+}
+
+/// Bytes a slot takes while generating, for each side to move: the stored value.
+const VALUE_BYTES: u128 = 2;
+
+/// Refuses `m` at once, before its index is built, if even its values cannot fit in memory.
+///
+/// # Errors
+/// [`GenError::TooLarge`] with the set's slots (a lower bound) and the memory it needs.
+pub fn refuse_if_too_large(m: Material, threads: usize) -> Result<(), GenError> {
+    let slots = MaterialIndex::slots_lower_bound(m.canonical());
+    let need = slots.saturating_mul(2 * VALUE_BYTES);
+    let avail = available_memory() as u128;
+    if avail > 0 && need > avail / 10 * 9 {
+        return Err(too_large(
+            m,
+            slots,
+            need as f64,
+            avail as f64,
+            2.0 * slots as f64,
+            threads,
+        ));
+    }
+    Ok(())
+}
+
+/// The refusal of `m`: `slots` per side, `need` and `avail` bytes, `todo_positions` still to
+/// generate with it.
+fn too_large(
+    m: Material,
+    slots: u128,
+    need: f64,
+    avail: f64,
+    todo_positions: f64,
+    threads: usize,
+) -> GenError {
+    let gib = |b: f64| b / (1u64 << 30) as f64;
+    GenError::TooLarge {
+        material: m.name(),
+        slots,
+        need_gib: gib(need),
+        avail_gib: gib(avail),
+        hours: todo_positions / (300_000.0 * threads as f64) / 3600.0,
+        threads,
+    }
 }
 
 /// Refuses `m` if it cannot fit in memory; the time estimate covers `todo_slots`, the slots of
@@ -726,16 +855,15 @@ fn check_fits(
     let need = memory_needed(m, rules);
     let avail = available_memory();
     if avail > 0 && need > avail / 10 * 9 {
-        let slots = MaterialIndex::new(m.canonical()).size();
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        return Err(GenError::TooLarge {
-            material: m.name(),
+        let slots = MaterialIndex::new(m.canonical()).size() as u128;
+        return Err(too_large(
+            m,
             slots,
-            need_gib: gib(need),
-            avail_gib: gib(avail),
-            hours: 2.0 * todo_slots as f64 / (300_000.0 * threads as f64) / 3600.0,
+            need as f64,
+            avail as f64,
+            2.0 * todo_slots as f64,
             threads,
-        });
+        ));
     }
     Ok(())
 }

@@ -13,168 +13,420 @@
 //! to fixed results (plain wins and losses, captures into sub-tables generated under the same
 //! rule set). The pass runs for p only when the opponent has a piece that can give check.
 //!
-//! The moves between draws are generated once per side p into an explicit graph
-//! ([`DrawGraph`]): successors of every draw, plus, for each draw whose side to move is in
-//! check, the draws that move into it. Every step of the fixpoint is then a scan of that graph
-//! rather than a fresh move generation.
+//! The sets X, Y and Z are bitmaps over the slots of both sides to move, beside two more
+//! computed once per side p: which draws are in check, and which have a move out of the draws
+//! that settles them (an *exit*). Moves are generated when needed, never stored: a step of Z's
+//! attractor walks the un-moves of the positions that just joined (only checking moves make Z
+//! grow backwards), and an opponent-to-move position joins when generating its moves shows
+//! that each of them is covered (a check into Z, a quiet move into X): *forward verification*,
+//! as in Syzygy's generator, instead of a counter per position. About 10 bits a slot in all,
+//! where the graph pass ([`super::perpetual_graph`]) stores the draws' moves in about 90
+//! bytes a draw; it pays in time: every round generates moves again.
 //!
 //! A position p wins this way is stored as `WinByRule` (p to move) or `LossByRule` (the
 //! opponent to move): no distance, since p forces the opponent to break the rule rather than
 //! mate.
 
+use super::bits::Bits;
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
-use crate::rules::{Color, Role};
+use crate::rules::{Color, Position, Role};
 use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
 
 /// Node flag: p is to move.
-const P_TO_MOVE: u8 = 1;
+pub(crate) const P_TO_MOVE: u8 = 1;
 /// Node flag: the side to move is in check (every move into this node is a check).
-const CHECKED: u8 = 2;
+pub(crate) const CHECKED: u8 = 2;
 /// Node flag: some move leaves the draws for a fixed result that settles the node: for a
 /// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
-const EXIT: u8 = 4;
-const X: u8 = 8;
-const Y: u8 = 16;
-const Z: u8 = 32;
+pub(crate) const EXIT: u8 = 4;
 
-/// Memory of the draw graph per draw, bytes, for the memory guard: node arrays (offsets,
-/// reverse offsets, flags, counter, in-degree: 22 bytes) and about 13 distinct successors of
-/// 4 bytes each (12.3 measured on KRCKR, 5.0 on KRCKR's second pass), with room to spare.
-pub(crate) const BYTES_PER_DRAW: u64 = 90;
+/// Bytes per slot (both sides to move together) the pass needs beside the values: five
+/// bitmaps (X, Y, Z, in check, exit) over the slots of both sides.
+pub(crate) const BYTES_PER_SLOT: f64 = 10.0 / 8.0;
 
-/// Counter value of a node that cannot join Z in the current attractor.
-const NEVER: u8 = 0xFF;
-
-/// Ranks of the draws among the slots of one side: node id = base + rank.
-struct DrawRank {
-    bits: Vec<u64>,
-    before: Vec<u32>,
-    base: u32,
-    count: u32,
+/// The draws of one side p's game, as the fixpoint sees them. Node ids are below
+/// [`DrawGame::id_bound`]; not every id need be a node.
+pub(crate) trait DrawGame: Sync {
+    /// Every node id is below this.
+    fn id_bound(&self) -> u64;
+    /// True if `v` is a node.
+    fn is_node(&self, v: u64) -> bool;
+    /// [`P_TO_MOVE`], [`CHECKED`] and [`EXIT`] of node `v`.
+    fn flags(&self, v: u64) -> u8;
+    /// True if `f` holds for some node that node `v` moves to (stops at the first).
+    fn any_successor(&self, v: u64, f: impl FnMut(u64) -> bool) -> bool;
+    /// The nodes that move into node `v` (repeats allowed), in `out`.
+    fn predecessors(&self, v: u64, out: &mut Vec<u64>);
 }
 
-impl DrawRank {
-    fn new(values: &[std::sync::atomic::AtomicU16], base: u64) -> Self {
-        let bits: Vec<u64> = values
-            .par_chunks(64)
-            .map(|w| {
-                w.iter().enumerate().fold(0u64, |acc, (k, v)| {
-                    acc | (((v.load(Relaxed) == STORED_DRAW) as u64) << k)
-                })
+/// The nested fixpoint over one side's game.
+///
+/// Z's attractor starts from its *seeds*, the nodes that join before any checking move is
+/// followed: p-to-move nodes with an exit or a quiet move into Y, opponent-to-move nodes
+/// without an exit whose every move is quiet and reaches X. They are kept in bitmaps and
+/// updated only around the nodes that leave Y or join X, so each round of the fixpoint
+/// generates moves only near what changed, plus the attractor itself.
+pub(crate) struct Fixpoint<'g, G> {
+    game: &'g G,
+    x: Bits,
+    y: Bits,
+    z: Bits,
+    /// p-to-move seeds while Y is every node.
+    p_seeds_at_start: Bits,
+    /// p-to-move seeds for the current Y.
+    p_seeds: Bits,
+    /// Opponent-to-move seeds for the current X.
+    opponent_seeds: Bits,
+}
+
+impl<'g, G: DrawGame> Fixpoint<'g, G> {
+    /// The nodes p wins (a bitmap over node ids).
+    pub(crate) fn solve(game: &'g G) -> Bits {
+        let ids = game.id_bound();
+        let f = Fixpoint {
+            game,
+            x: Bits::new(ids),
+            y: Bits::new(ids),
+            z: Bits::new(ids),
+            p_seeds_at_start: Bits::new(ids),
+            p_seeds: Bits::new(ids),
+            opponent_seeds: Bits::new(ids),
+        };
+        f.run();
+        f.x
+    }
+
+    fn run(&self) {
+        if !self.opponent_can_be_forced() {
+            return;
+        }
+        self.fill_y();
+        self.for_each_node(|v| {
+            if self.is_p_seed(v) {
+                self.p_seeds_at_start.set(v);
+            }
+            if self.is_opponent_seed(v) {
+                self.opponent_seeds.set(v);
+            }
+        });
+        // mu X: X grows from the empty set.
+        loop {
+            // nu Y: Y shrinks from every node.
+            self.fill_y();
+            self.p_seeds.copy_from(&self.p_seeds_at_start);
+            loop {
+                self.solve_z();
+                let left = self.y.and_not(&self.z);
+                if left.is_empty() {
+                    break;
+                }
+                self.y.copy_from(&self.z);
+                self.recheck_p_seeds(&left);
+            }
+            let joined = self.y.and_not(&self.x);
+            if joined.is_empty() {
+                return;
+            }
+            self.x.copy_from(&self.y);
+            self.recheck_opponent_seeds(&joined);
+        }
+    }
+
+    /// Calls `f` on every node, in parallel.
+    fn for_each_node(&self, f: impl Fn(u64) + Sync) {
+        par_chunks(self.game.id_bound()).for_each(|range| {
+            for v in range.filter(|&v| self.game.is_node(v)) {
+                f(v);
+            }
+        });
+    }
+
+    /// Puts every node in Y.
+    fn fill_y(&self) {
+        self.for_each_node(|v| {
+            self.y.set(v);
+        });
+    }
+
+    fn has(&self, v: u64, flag: u8) -> bool {
+        self.game.flags(v) & flag != 0
+    }
+
+    /// True if some opponent-to-move node cannot move to a node without checking and has no
+    /// exit: only then can the opponent be forced to check, so only then can the rule apply.
+    fn opponent_can_be_forced(&self) -> bool {
+        par_chunks(self.game.id_bound()).any(|range| {
+            range.into_iter().any(|v| {
+                self.game.is_node(v)
+                    && self.game.flags(v) & (P_TO_MOVE | EXIT) == 0
+                    && !self.game.any_successor(v, |u| !self.has(u, CHECKED))
             })
-            .collect();
-        let mut before = Vec::with_capacity(bits.len());
-        let mut total: u64 = 0;
-        for w in &bits {
-            before.push(total as u32);
-            total += w.count_ones() as u64;
-        }
-        // Node ids are u32; `apply_perpetual_rule` refuses sets with more draws.
-        let base = base.min(u32::MAX as u64) as u32;
-        let total = total.min(u32::MAX as u64);
-        Self {
-            bits,
-            before,
-            base,
-            count: total as u32,
-        }
+        })
     }
 
-    /// Node id of draw slot `i`, or `None` if the slot is not a draw.
-    #[inline]
-    fn id(&self, i: u64) -> Option<u32> {
-        let w = (i / 64) as usize;
-        let b = i % 64;
-        let word = self.bits[w];
-        (word >> b & 1 == 1)
-            .then(|| self.base + self.before[w] + (word & ((1u64 << b) - 1)).count_ones())
+    /// True if p-to-move node `v` joins Z at once: it has an exit or a quiet move into Y.
+    fn is_p_seed(&self, v: u64) -> bool {
+        let f = self.game.flags(v);
+        f & P_TO_MOVE != 0
+            && (f & EXIT != 0
+                || self
+                    .game
+                    .any_successor(v, |u| !self.has(u, CHECKED) && self.y.get(u)))
     }
-}
 
-/// Everything one chunk of slots contributes to the graph.
-#[derive(Default)]
-struct Part {
-    degrees: Vec<u32>,
-    edges: Vec<u32>,
-    flags: Vec<u8>,
-}
+    /// True if opponent-to-move node `v` joins Z at once: it has no exit and every move is
+    /// quiet and reaches X.
+    fn is_opponent_seed(&self, v: u64) -> bool {
+        self.game.flags(v) & (P_TO_MOVE | EXIT) == 0
+            && !self
+                .game
+                .any_successor(v, |u| self.has(u, CHECKED) || !self.x.get(u))
+    }
 
-/// The draws of a table as an explicit game graph for one side p.
-struct DrawGraph {
-    /// `offsets[v]..offsets[v + 1]` indexes `edges`: the distinct draws node v moves to.
-    offsets: Vec<u64>,
-    edges: Vec<u32>,
-    /// For nodes in check: the draws that move into them (same layout).
-    rev_offsets: Vec<u64>,
-    rev_edges: Vec<u32>,
-    flags: Vec<AtomicU8>,
-    /// Unresolved checking moves of opponent-to-move nodes during one Z attractor.
-    counters: Vec<AtomicU8>,
-}
+    /// True if each move of opponent-to-move node `w` is covered: a check into Z or a quiet
+    /// move into X (and `w` has no exit).
+    fn every_move_covered(&self, w: u64) -> bool {
+        !self.has(w, EXIT)
+            && !self.game.any_successor(w, |u| {
+                if self.has(u, CHECKED) {
+                    !self.z.get(u)
+                } else {
+                    !self.x.get(u)
+                }
+            })
+    }
 
-impl DrawGraph {
-    /// A graph from each node's flags and its distinct successors (`offsets[v]..offsets[v + 1]`
-    /// of `edges`); adds the predecessors of checked nodes.
-    fn new(flags: Vec<AtomicU8>, offsets: Vec<u64>, edges: Vec<u32>) -> Self {
-        let nodes = flags.len();
-        // Predecessors of checked nodes: only checking moves into Z make Z grow backwards.
-        let in_degree: Vec<AtomicU32> = (0..nodes).map(|_| AtomicU32::new(0)).collect();
-        (0..nodes).into_par_iter().with_min_len(4096).for_each(|v| {
-            for &u in &edges[offsets[v] as usize..offsets[v + 1] as usize] {
-                if flags[u as usize].load(Relaxed) & CHECKED != 0 {
-                    in_degree[u as usize].fetch_add(1, Relaxed);
+    /// After the nodes `left` left Y: the p-to-move seeds that moved quietly into one of them
+    /// are seeds still only if another quiet move reaches Y.
+    fn recheck_p_seeds(&self, left: &[u64]) {
+        // Past one node in sixteen, one look at every seed costs less than the predecessors
+        // of every node that left.
+        if left.len() as u64 > self.game.id_bound() / 16 {
+            let seeds = self.p_seeds.ones();
+            seeds.par_iter().with_min_len(256).for_each(|&w| {
+                if !self.is_p_seed(w) {
+                    self.p_seeds.clear(w);
+                }
+            });
+            return;
+        }
+        left.par_chunks(64).for_each_init(Vec::new, |preds, chunk| {
+            for &d in chunk
+                .iter()
+                .filter(|&&d| self.game.flags(d) & (P_TO_MOVE | CHECKED) == 0)
+            {
+                self.game.predecessors(d, preds);
+                for &w in preds.iter() {
+                    if self.p_seeds.get(w) && !self.is_p_seed(w) {
+                        self.p_seeds.clear(w);
+                    }
                 }
             }
         });
-        let mut rev_offsets = Vec::with_capacity(nodes + 1);
-        rev_offsets.push(0u64);
-        for d in &in_degree {
-            rev_offsets.push(rev_offsets.last().copied().unwrap_or(0) + d.load(Relaxed) as u64);
-        }
-        let rev_total = rev_offsets[nodes] as usize;
-        let rev_cells: Vec<AtomicU32> = (0..rev_total).map(|_| AtomicU32::new(0)).collect();
-        (0..nodes).into_par_iter().with_min_len(4096).for_each(|v| {
-            for &u in &edges[offsets[v] as usize..offsets[v + 1] as usize] {
-                if flags[u as usize].load(Relaxed) & CHECKED != 0 {
-                    let k = in_degree[u as usize].fetch_sub(1, Relaxed) - 1;
-                    rev_cells[rev_offsets[u as usize] as usize + k as usize]
-                        .store(v as u32, Relaxed);
+    }
+
+    /// After the nodes `joined` joined X: the opponent-to-move nodes that move quietly into
+    /// one of them may have become seeds.
+    fn recheck_opponent_seeds(&self, joined: &[u64]) {
+        joined
+            .par_chunks(64)
+            .for_each_init(Vec::new, |preds, chunk| {
+                for &a in chunk
+                    .iter()
+                    .filter(|&&a| self.game.flags(a) & (P_TO_MOVE | CHECKED) == P_TO_MOVE)
+                {
+                    self.game.predecessors(a, preds);
+                    for &w in preds.iter() {
+                        if !self.opponent_seeds.get(w) && self.is_opponent_seed(w) {
+                            self.opponent_seeds.set(w);
+                        }
+                    }
                 }
+            });
+    }
+
+    /// Least fixpoint of Z for the current X and Y, as an attractor from the seeds: a move's
+    /// label depends only on the node it reaches (a check when the side to move there is in
+    /// check), so Z grows backwards along checking moves. A p-to-move node joins when one
+    /// checking move reaches Z; an opponent-to-move node when forward verification shows
+    /// every move covered. The nodes of one step all join Z before the next step verifies
+    /// anything, so the last of a node's successors to join always sees the others in Z.
+    fn solve_z(&self) {
+        self.z.copy_from(&self.p_seeds);
+        self.z.or_from(&self.opponent_seeds);
+        let mut frontier = self.z.ones();
+        while !frontier.is_empty() {
+            frontier = frontier
+                .par_chunks(64)
+                .map_init(Vec::new, |preds, chunk| {
+                    let mut joined = vec![];
+                    for &v in chunk.iter().filter(|&&v| self.has(v, CHECKED)) {
+                        self.game.predecessors(v, preds);
+                        for &w in preds.iter() {
+                            if self.z.get(w) {
+                                continue;
+                            }
+                            let joins = self.has(w, P_TO_MOVE) || self.every_move_covered(w);
+                            if joins && self.z.set(w) {
+                                joined.push(w);
+                            }
+                        }
+                    }
+                    joined
+                })
+                .flatten()
+                .collect();
+        }
+    }
+}
+
+/// The draws of a set being generated, for side p: node id `side * size + slot`.
+struct Draws<'s, 'a> {
+    solver: &'s Solver<'a>,
+    p: Color,
+    size: u64,
+    /// Per side to move: the draws whose side to move is in check.
+    checked: [Bits; 2],
+    /// Per side to move: the draws with an exit.
+    exit: [Bits; 2],
+}
+
+impl<'s, 'a> Draws<'s, 'a> {
+    /// The draws of `solver`'s current values, with their check and exit bits.
+    fn new(solver: &'s Solver<'a>, p: Color) -> Result<Self, GenError> {
+        let size = solver.index.size();
+        let draws = Draws {
+            solver,
+            p,
+            size,
+            checked: [Bits::new(size), Bits::new(size)],
+            exit: [Bits::new(size), Bits::new(size)],
+        };
+        for side in Color::ALL {
+            par_chunks(size).try_for_each(|range| {
+                let mut sq = [0u8; MAX_MEN];
+                let sq = &mut sq[..solver.index.layout().len()];
+                for i in range.filter(|&i| draws.is_draw(side, i)) {
+                    solver.index.decode_squares(i, sq);
+                    let pos = solver.index.position_of(sq, side);
+                    let in_check = pos.in_check();
+                    if in_check {
+                        draws.checked[side.index()].set(i);
+                    }
+                    if draws.has_exit(&pos, in_check, sq)? {
+                        draws.exit[side.index()].set(i);
+                    }
+                }
+                Ok::<(), GenError>(())
+            })?;
+        }
+        Ok(draws)
+    }
+
+    fn is_draw(&self, side: Color, slot: u64) -> bool {
+        self.solver.values[side.index()][slot as usize].load(Relaxed) == STORED_DRAW
+    }
+
+    /// True if some move of draw `pos` (on squares `sq`) leaves the draws for a result that
+    /// settles it: one p wins when p is to move, one p does not win otherwise.
+    fn has_exit(&self, pos: &Position, in_check: bool, sq: &mut [u8]) -> Result<bool, GenError> {
+        let side = pos.turn();
+        let next = side.opponent();
+        let mut near = Neighbours::new(self.solver.index, sq);
+        for &mv in pos.legal_moves_knowing_check(in_check).iter() {
+            let fixed = if pos.is_capture(mv) {
+                self.solver.capture_value_raw(pos, mv)?.to_stored()
+            } else {
+                let j = near.slot_after(self.solver.index, mv.from, mv.to);
+                let v = self.solver.values[next.index()][j as usize].load(Relaxed);
+                if v == STORED_DRAW {
+                    continue;
+                }
+                v
+            };
+            if self.solver.fixed_win_for(self.p, next, fixed) == (side == self.p) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn side_and_slot(&self, v: u64) -> (Color, u64) {
+        let side = if v < self.size {
+            Color::Red
+        } else {
+            Color::Black
+        };
+        (side, v % self.size)
+    }
+
+    fn node(&self, side: Color, slot: u64) -> u64 {
+        side.index() as u64 * self.size + slot
+    }
+}
+
+impl DrawGame for Draws<'_, '_> {
+    fn id_bound(&self) -> u64 {
+        2 * self.size
+    }
+
+    fn is_node(&self, v: u64) -> bool {
+        let (side, slot) = self.side_and_slot(v);
+        self.is_draw(side, slot)
+    }
+
+    fn flags(&self, v: u64) -> u8 {
+        let (side, slot) = self.side_and_slot(v);
+        let s = side.index();
+        ((side == self.p) as u8 * P_TO_MOVE)
+            | (self.checked[s].get(slot) as u8 * CHECKED)
+            | (self.exit[s].get(slot) as u8 * EXIT)
+    }
+
+    fn any_successor(&self, v: u64, mut f: impl FnMut(u64) -> bool) -> bool {
+        let (side, slot) = self.side_and_slot(v);
+        let index = self.solver.index;
+        let mut sq = [0u8; MAX_MEN];
+        let sq = &mut sq[..index.layout().len()];
+        index.decode_squares(slot, sq);
+        let pos = index.position_of(sq, side);
+        let moves = pos.legal_moves_knowing_check(self.checked[side.index()].get(slot));
+        let next = side.opponent();
+        let mut near = Neighbours::new(index, sq);
+        moves.iter().filter(|&&mv| !pos.is_capture(mv)).any(|&mv| {
+            let j = near.slot_after(index, mv.from, mv.to);
+            self.is_draw(next, j) && f(self.node(next, j))
+        })
+    }
+
+    fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
+        out.clear();
+        let (side, slot) = self.side_and_slot(v);
+        let index = self.solver.index;
+        let mut sq = [0u8; MAX_MEN];
+        let sq = &mut sq[..index.layout().len()];
+        index.decode_squares(slot, sq);
+        let pos = index.position_of(sq, side);
+        let prev = side.opponent();
+        let mut near = Neighbours::new(index, sq);
+        pos.for_each_unmove(&[], |um, _| {
+            let j = near.slot_after(index, um.mv.to, um.mv.from);
+            if self.is_draw(prev, j) {
+                out.push(self.node(prev, j));
             }
         });
-        let rev_edges = rev_cells.into_iter().map(AtomicU32::into_inner).collect();
-        DrawGraph {
-            offsets,
-            edges,
-            rev_offsets,
-            rev_edges,
-            counters: (0..nodes).map(|_| AtomicU8::new(0)).collect(),
-            flags,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.flags.len()
-    }
-
-    fn successors(&self, v: usize) -> &[u32] {
-        &self.edges[self.offsets[v] as usize..self.offsets[v + 1] as usize]
-    }
-
-    fn predecessors(&self, v: usize) -> &[u32] {
-        &self.rev_edges[self.rev_offsets[v] as usize..self.rev_offsets[v + 1] as usize]
     }
 }
 
 impl Solver<'_> {
     /// True if stored value `v` (for `side` to move) is a result p already has.
-    fn fixed_win_for(&self, p: Color, side: Color, v: u16) -> bool {
+    pub(super) fn fixed_win_for(&self, p: Color, side: Color, v: u16) -> bool {
         match Value::from_stored(v) {
             Some(val) if side == p => val.is_win(),
             Some(val) => val.is_loss(),
@@ -182,270 +434,11 @@ impl Solver<'_> {
         }
     }
 
-    /// The current draws of both sides, ranked; refuses if their graph cannot fit in memory.
-    fn draw_ranks(&self) -> Result<[DrawRank; 2], GenError> {
-        let red = DrawRank::new(&self.values[0], 0);
-        let black = DrawRank::new(&self.values[1], red.count as u64);
-        let draws = red.count as u64 + black.count as u64;
-        let need = draws * BYTES_PER_DRAW;
-        let avail = super::available_memory();
-        if draws >= u32::MAX as u64 || (avail > 0 && need > avail / 10 * 9) {
-            let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-            return Err(GenError::RulePassTooLarge {
-                material: self.index.material().name(),
-                draws,
-                need_gib: gib(need),
-                avail_gib: gib(avail),
-            });
-        }
-        Ok([red, black])
-    }
-
-    /// The graph of the current draws for side p: one move generation per draw. Node ids are
-    /// the draws' ranks.
-    fn draw_graph(&self, p: Color) -> Result<([DrawRank; 2], DrawGraph), GenError> {
-        let ranks = self.draw_ranks()?;
-        let n = self.index.layout().len();
-        let size = self.index.size();
-        let mut parts: Vec<Part> = vec![];
-        for side in Color::ALL {
-            let rank = &ranks[side.index()];
-            let side_parts: Vec<Part> = par_chunks(size)
-                .map_init(Vec::new, |succ: &mut Vec<u32>, range| {
-                    let mut part = Part::default();
-                    for i in range {
-                        if rank.id(i).is_none() {
-                            continue;
-                        }
-                        let flags = self.draw_node(p, side, i, n, &ranks, succ)?;
-                        part.degrees.push(succ.len() as u32);
-                        part.edges.extend_from_slice(succ);
-                        part.flags.push(flags);
-                    }
-                    Ok(part)
-                })
-                .collect::<Result<_, GenError>>()?;
-            parts.extend(side_parts);
-        }
-        let nodes: usize = parts.iter().map(|p| p.flags.len()).sum();
-        let total_edges: usize = parts.iter().map(|p| p.edges.len()).sum();
-        let mut offsets = Vec::with_capacity(nodes + 1);
-        let mut edges = Vec::with_capacity(total_edges);
-        let mut flags = Vec::with_capacity(nodes);
-        offsets.push(0u64);
-        for part in parts {
-            for d in part.degrees {
-                offsets.push(offsets.last().copied().unwrap_or(0) + d as u64);
-            }
-            edges.extend_from_slice(&part.edges);
-            flags.extend(part.flags.into_iter().map(AtomicU8::new));
-        }
-        Ok((ranks, DrawGraph::new(flags, offsets, edges)))
-    }
-
-    /// Flags of draw slot `i` (`side` to move) for side p, with its distinct successor draws
-    /// in `succ`.
-    fn draw_node(
-        &self,
-        p: Color,
-        side: Color,
-        i: u64,
-        n: usize,
-        ranks: &[DrawRank; 2],
-        succ: &mut Vec<u32>,
-    ) -> Result<u8, GenError> {
-        let mut sq = [0u8; MAX_MEN];
-        let sq = &mut sq[..n];
-        self.index.decode_squares(i, sq);
-        let pos = self.index.position_of(sq, side);
-        let next = side.opponent();
-        let mut flags = if side == p { P_TO_MOVE } else { 0 };
-        let checked = pos.in_check();
-        if checked {
-            flags |= CHECKED;
-        }
-        let mut near = Neighbours::new(self.index, sq);
-        succ.clear();
-        for &mv in pos.legal_moves_knowing_check(checked).iter() {
-            let fixed = if pos.is_capture(mv) {
-                self.capture_value_raw(&pos, mv)?.to_stored()
-            } else {
-                let j = near.slot_after(self.index, mv.from, mv.to);
-                match ranks[next.index()].id(j) {
-                    Some(u) => {
-                        succ.push(u);
-                        continue;
-                    }
-                    None => self.values[next.index()][j as usize].load(Relaxed),
-                }
-            };
-            // A move out of the draws: p wins there or does not.
-            let p_wins = self.fixed_win_for(p, next, fixed);
-            if p_wins == (side == p) {
-                flags |= EXIT;
-            }
-        }
-        succ.sort_unstable();
-        succ.dedup();
-        Ok(flags)
-    }
-}
-
-/// The nested fixpoint over one side's graph.
-struct Pass {
-    graph: DrawGraph,
-}
-
-impl Pass {
-    fn flags(&self, v: u32) -> u8 {
-        self.graph.flags[v as usize].load(Relaxed)
-    }
-
-    /// True if some opponent-to-move draw cannot move to a draw without checking and has no
-    /// exit: only then can the opponent be forced to check, so only then can the rule apply.
-    fn opponent_can_be_forced(&self) -> bool {
-        (0..self.graph.len()).into_par_iter().any(|v| {
-            let f = self.flags(v as u32);
-            f & (P_TO_MOVE | EXIT) == 0
-                && self
-                    .graph
-                    .successors(v)
-                    .iter()
-                    .all(|&u| self.flags(u) & CHECKED != 0)
-        })
-    }
-
-    /// Least fixpoint of Z for the current X and Y, as an attractor: a move's label depends
-    /// only on the node it reaches (a check when the side to move there is in check), so Z
-    /// grows backwards along checking moves, with a counter of unresolved checking moves per
-    /// opponent-to-move node, as in the mate search.
-    ///
-    /// A p-to-move node joins at once if it has an exit or a quiet move reaches Y; otherwise
-    /// when a checking move reaches Z. An opponent-to-move node qualifies only if it has no
-    /// exit and each quiet move reaches X; it joins when each checking move reaches Z.
-    fn solve_z(&self) {
-        let g = &self.graph;
-        let frontier: Vec<u32> = (0..g.len())
-            .into_par_iter()
-            .with_min_len(4096)
-            .filter(|&v| {
-                let cell = &g.flags[v];
-                let f = cell.fetch_and(!Z, Relaxed);
-                let succ = g.successors(v);
-                let joins = if f & P_TO_MOVE != 0 {
-                    f & EXIT != 0
-                        || succ.iter().any(|&u| {
-                            let h = self.flags(u);
-                            h & CHECKED == 0 && h & Y != 0
-                        })
-                } else {
-                    let mut checks = 0u8;
-                    let mut ok = f & EXIT == 0;
-                    for &u in succ {
-                        let h = self.flags(u);
-                        if h & CHECKED != 0 {
-                            checks += 1;
-                        } else if h & X == 0 {
-                            ok = false;
-                            break;
-                        }
-                    }
-                    g.counters[v].store(if ok { checks } else { NEVER }, Relaxed);
-                    ok && checks == 0
-                };
-                if joins {
-                    cell.fetch_or(Z, Relaxed);
-                }
-                joins
-            })
-            .map(|v| v as u32)
-            .collect();
-        let mut frontier = frontier;
-        while !frontier.is_empty() {
-            frontier = frontier
-                .par_iter()
-                .with_min_len(256)
-                .flat_map_iter(|&v| {
-                    g.predecessors(v as usize).iter().copied().filter(|&w| {
-                        let cell = &g.flags[w as usize];
-                        let f = cell.load(Relaxed);
-                        if f & Z != 0 {
-                            return false;
-                        }
-                        let joins = if f & P_TO_MOVE != 0 {
-                            true
-                        } else {
-                            let counter = &g.counters[w as usize];
-                            let mut cur = counter.load(Relaxed);
-                            loop {
-                                if cur == NEVER || cur == 0 {
-                                    break false;
-                                }
-                                match counter.compare_exchange_weak(cur, cur - 1, Relaxed, Relaxed)
-                                {
-                                    Ok(_) => break cur == 1,
-                                    Err(c) => cur = c,
-                                }
-                            }
-                        };
-                        joins && cell.fetch_or(Z, Relaxed) & Z == 0
-                    })
-                })
-                .collect();
-        }
-    }
-
-    /// Copies bit `from` onto bit `to` on every node; true if anything changed.
-    fn copy_bit(&self, from: u8, to: u8) -> bool {
-        // One flag per chunk, combined at the end: a shared "changed" flag written by every
-        // thread for every changed node kept two cores fighting over one cache line.
-        self.graph
-            .flags
-            .par_chunks(1 << 14)
-            .map(|chunk| {
-                let mut changed = false;
-                for c in chunk {
-                    let f = c.load(Relaxed);
-                    let want = f & from != 0;
-                    if want != (f & to != 0) {
-                        changed = true;
-                        c.store(if want { f | to } else { f & !to }, Relaxed);
-                    }
-                }
-                changed
-            })
-            .reduce(|| false, |a, b| a || b)
-    }
-
-    /// Runs the fixpoint; afterwards X holds the draws p wins.
-    fn run(&self) {
-        if !self.opponent_can_be_forced() {
-            return;
-        }
-        // mu X: X grows from the empty set.
-        loop {
-            // nu Y: Y shrinks from every draw.
-            self.graph.flags.par_iter().for_each(|c| {
-                c.fetch_or(Y, Relaxed);
-            });
-            loop {
-                self.solve_z();
-                if !self.copy_bit(Z, Y) {
-                    break;
-                }
-            }
-            if !self.copy_bit(Y, X) {
-                return;
-            }
-        }
-    }
-}
-
-impl Solver<'_> {
     /// Applies the perpetual-check rule to the draws left by the mate search and returns how
     /// many positions (slots) it changed per side to move.
     pub(crate) fn apply_perpetual_rule(&self) -> Result<RuleCounts, GenError> {
         let material = self.index.material();
+        let size = self.index.size();
         let mut counts: RuleCounts = [(0, 0); 2];
         for p in Color::ALL {
             let o = p.opponent();
@@ -455,20 +448,18 @@ impl Solver<'_> {
             if !can_check {
                 continue;
             }
-            let (ranks, graph) = self.draw_graph(p)?;
-            let pass = Pass { graph };
-            pass.run();
+            let won = Fixpoint::solve(&Draws::new(self, p)?);
             for side in Color::ALL {
                 let marker = if side == p {
                     STORED_RULE_WIN
                 } else {
                     STORED_RULE_LOSS
                 };
-                let rank = &ranks[side.index()];
+                let base = side.index() as u64 * size;
                 let n = self.values[side.index()]
                     .par_iter()
                     .enumerate()
-                    .filter(|(i, _)| rank.id(*i as u64).is_some_and(|v| pass.flags(v) & X != 0))
+                    .filter(|(i, _)| won.get(base + *i as u64))
                     .map(|(_, cell)| cell.store(marker, Relaxed))
                     .count() as u64;
                 if side == p {
@@ -482,93 +473,134 @@ impl Solver<'_> {
     }
 }
 
+/// A node of a hand-made game: (p to move, in check, exit, successors).
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(super) type HandNode = (bool, bool, bool, Vec<u32>);
 
-    /// Solves a hand-made graph: each node is (p to move, in check, exit, successors); returns
-    /// which nodes p wins.
-    fn solve(nodes: &[(bool, bool, bool, &[u32])]) -> Vec<bool> {
-        let mut offsets = vec![0u64];
-        let mut edges = vec![];
-        let mut flags = vec![];
-        for &(p, check, exit, succ) in nodes {
-            edges.extend_from_slice(succ);
-            offsets.push(edges.len() as u64);
-            let f = (p as u8 * P_TO_MOVE) | (check as u8 * CHECKED) | (exit as u8 * EXIT);
-            flags.push(AtomicU8::new(f));
-        }
-        let pass = Pass {
-            graph: DrawGraph::new(flags, offsets, edges),
-        };
-        pass.run();
-        (0..nodes.len() as u32)
-            .map(|v| pass.flags(v) & X != 0)
-            .collect()
-    }
-
-    #[test]
-    fn the_side_that_must_check_forever_loses() {
+/// Hand-made games for the fixpoint's tests, shared with the graph pass's tests: a name, the
+/// nodes, and which nodes p must win.
+#[cfg(test)]
+pub(super) fn hand_made_games() -> Vec<(&'static str, Vec<HandNode>, Vec<bool>)> {
+    let quiet_escape = vec![
+        (true, true, false, vec![1]),
+        (false, false, false, vec![0, 2]),
+        (true, false, false, vec![3]),
+        (false, false, false, vec![0]),
+    ];
+    let mut with_exit = quiet_escape.clone();
+    with_exit[2].2 = true;
+    vec![
         // p quiet (0 -> 1), the opponent checks (1 -> 0), forever: p wins both.
-        let won = solve(&[(true, true, false, &[1]), (false, false, false, &[0])]);
-        assert_eq!(won, [true, true]);
-    }
-
-    #[test]
-    fn both_sides_checking_forever_is_a_draw() {
+        (
+            "the side that must check forever loses",
+            vec![(true, true, false, vec![1]), (false, false, false, vec![0])],
+            vec![true, true],
+        ),
         // Every move of both sides gives check: the highest label seen forever is 1.
-        let won = solve(&[(true, true, false, &[1]), (false, true, false, &[0])]);
-        assert_eq!(won, [false, false]);
-    }
-
-    #[test]
-    fn one_check_one_quiet_move_is_allowed() {
-        // The opponent checks (1 -> 2), p answers quietly (2 -> 3), the opponent makes a quiet
-        // move (3 -> 0), p answers quietly (0 -> 1): 一將一閑 is a draw.
-        let won = solve(&[
-            (true, false, false, &[1]),
-            (false, false, false, &[2]),
-            (true, true, false, &[3]),
-            (false, false, false, &[0]),
-        ]);
-        assert_eq!(won, [false; 4]);
-    }
-
-    #[test]
-    fn the_opponent_escapes_when_one_quiet_move_holds() {
+        (
+            "both sides checking forever is a draw",
+            vec![(true, true, false, vec![1]), (false, true, false, vec![0])],
+            vec![false, false],
+        ),
+        // The opponent checks (1 -> 2), p answers quietly (2 -> 3), the opponent makes a
+        // quiet move (3 -> 0), p answers quietly (0 -> 1): 一將一閑 is a draw.
+        (
+            "one check, one quiet move is allowed",
+            vec![
+                (true, false, false, vec![1]),
+                (false, false, false, vec![2]),
+                (true, true, false, vec![3]),
+                (false, false, false, vec![0]),
+            ],
+            vec![false; 4],
+        ),
         // Node 1 (opponent to move) may check into 0 or move quietly into 2, from where p's
         // only move returns to 1 quietly: the quiet cycle 1 -> 2 -> 1 holds the draw.
-        let won = solve(&[
-            (true, true, false, &[1]),
-            (false, false, false, &[0, 2]),
-            (true, false, false, &[1]),
-        ]);
-        assert_eq!(won, [false; 3]);
-    }
-
-    #[test]
-    fn a_quiet_escape_holds_only_while_it_does_not_lose() {
+        (
+            "the opponent escapes when one quiet move holds",
+            vec![
+                (true, true, false, vec![1]),
+                (false, false, false, vec![0, 2]),
+                (true, false, false, vec![1]),
+            ],
+            vec![false; 3],
+        ),
         // From 1 the opponent checks into 0 or moves quietly to 2; p's only move from 2 leads
         // to 3, where the opponent must check into 0, and p returns to 1. The lap through 2
         // has one quiet opponent move (allowed): a draw. Once p has a winning way out at 2,
         // the quiet move loses and only checks are left: p wins everywhere.
-        let nodes = [
-            (true, true, false, &[1u32][..]),
-            (false, false, false, &[0, 2][..]),
-            (true, false, false, &[3][..]),
-            (false, false, false, &[0][..]),
-        ];
-        assert_eq!(solve(&nodes), [false; 4]);
-        let mut with_exit = nodes;
-        with_exit[2].2 = true;
-        assert_eq!(solve(&with_exit), [true; 4]);
+        ("a quiet escape holds", quiet_escape, vec![false; 4]),
+        ("until it loses", with_exit, vec![true; 4]),
+        // Without its exit node 1 must check forever; with it (a result p does not win) the
+        // opponent escapes.
+        (
+            "an opponent exit settles the node",
+            vec![(true, true, false, vec![1]), (false, false, true, vec![0])],
+            vec![false, false],
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-made game: flags and successors per node, predecessors derived.
+    struct HandMade {
+        flags: Vec<u8>,
+        succ: Vec<Vec<u64>>,
+        pred: Vec<Vec<u64>>,
+    }
+
+    impl HandMade {
+        fn new(nodes: &[HandNode]) -> HandMade {
+            let mut pred = vec![vec![]; nodes.len()];
+            for (v, node) in nodes.iter().enumerate() {
+                for &u in &node.3 {
+                    pred[u as usize].push(v as u64);
+                }
+            }
+            HandMade {
+                flags: nodes
+                    .iter()
+                    .map(|&(p, check, exit, _)| {
+                        (p as u8 * P_TO_MOVE) | (check as u8 * CHECKED) | (exit as u8 * EXIT)
+                    })
+                    .collect(),
+                succ: nodes
+                    .iter()
+                    .map(|n| n.3.iter().map(|&u| u as u64).collect())
+                    .collect(),
+                pred,
+            }
+        }
+    }
+
+    impl DrawGame for HandMade {
+        fn id_bound(&self) -> u64 {
+            self.flags.len() as u64
+        }
+        fn is_node(&self, _: u64) -> bool {
+            true
+        }
+        fn flags(&self, v: u64) -> u8 {
+            self.flags[v as usize]
+        }
+        fn any_successor(&self, v: u64, f: impl FnMut(u64) -> bool) -> bool {
+            self.succ[v as usize].iter().copied().any(f)
+        }
+        fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
+            out.clone_from(&self.pred[v as usize]);
+        }
     }
 
     #[test]
-    fn an_opponent_exit_settles_the_node() {
-        // Without its exit node 1 must check forever; with it (a result p does not win) the
-        // opponent escapes.
-        let won = solve(&[(true, true, false, &[1]), (false, false, true, &[0])]);
-        assert_eq!(won, [false, false]);
+    fn the_fixpoint_on_hand_made_games() {
+        for (name, nodes, want) in hand_made_games() {
+            let game = HandMade::new(&nodes);
+            let won = Fixpoint::solve(&game);
+            let got: Vec<bool> = (0..nodes.len() as u64).map(|v| won.get(v)).collect();
+            assert_eq!(got, want, "{name}");
+        }
     }
 }
