@@ -190,21 +190,37 @@ fn sets_too_large_are_refused_at_once() {
     let cases: [(&[&str], &str); 5] = [
         (&["probe", opening], "more than 10^38 slots"),
         (&["gen", "KRRNNCCKRRNNCC"], "165072646406003000625000 slots"),
-        (&["gen", "--men", "8"], "--men 8 includes sets such as KRNCKRNC"),
+        (
+            &["gen", "--men", "8"],
+            "--men 8 includes sets such as KRNCKRNC",
+        ),
         (&["gen", "--men", "99"], "between 2 and 32 men"),
         (&["verdict", "车车马马炮炮对车车马马炮炮"], "GiB"),
     ];
     for (args, says) in cases {
         let start = std::time::Instant::now();
-        let out = canju().args(args).arg("--dir").arg(dir.path()).output().unwrap();
+        let out = canju()
+            .args(args)
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(!out.status.success(), "{args:?}");
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         // Refused before any work: far below the minutes a listing of sub-sets took.
-        assert!(start.elapsed().as_secs() < 10, "{args:?} took {:?}", start.elapsed());
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "{args:?} took {:?}",
+            start.elapsed()
+        );
     }
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no file written");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no file written"
+    );
 }
 
 #[test]

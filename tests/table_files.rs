@@ -208,14 +208,7 @@ fn a_table_compressed_with_a_dictionary_reads_back() {
     let path = dir.path().join("KRKR.asian.ctb");
     let slots = 200 * canju::table::DTM_BLOCK as usize;
     let values = [table_like_values(slots, 1), table_like_values(slots, 2)];
-    canju::table::write_table(
-        &path,
-        "asian",
-        "KRKR",
-        [&values[0], &values[1]],
-        Default::default(),
-    )
-    .unwrap();
+    canju::table::write_table(&path, "asian", "KRKR", values.clone(), Default::default()).unwrap();
     let file = canju::table::TableFile::open(&path).unwrap();
     assert!(
         !file.header().dtm.dictionary.is_empty(),

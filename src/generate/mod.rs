@@ -253,7 +253,7 @@ pub fn generate_all_with(
         check_fits(*m, tb.rules(), todo_slots, pool.current_num_threads())?;
     }
     let mut reports = vec![];
-    for m in order {
+    for &m in &order {
         let rebuild = opts.force && wanted.contains(&m);
         if tb.has(m) && !rebuild {
             if wanted.contains(&m) {
@@ -276,8 +276,27 @@ pub fn generate_all_with(
         let report = pool.install(|| generate_one(tb, m, opts))?;
         on_report(&report);
         reports.push(report);
+        release_sub_tables(tb, m, &order, &todo);
     }
     Ok(reports)
+}
+
+/// Drops from `tb`'s cache (read whole into memory while `done` was generated) each
+/// sub-table of `done` that no set after it in `order` still to generate reads.
+fn release_sub_tables(
+    tb: &Tablebase,
+    done: Material,
+    order: &[Material],
+    todo: &impl Fn(&Material) -> bool,
+) {
+    let later = order.iter().skip_while(|&&m| m != done).skip(1);
+    let later: Vec<Material> = later.filter(|m| todo(m)).copied().collect();
+    for sub in done.subsets() {
+        let needed = later.iter().any(|m| m.subsets().contains(&sub));
+        if !needed {
+            tb.forget(sub);
+        }
+    }
 }
 
 /// A capture's sub-table, and whether positions must be colour-swapped to read it.
@@ -556,13 +575,7 @@ pub fn generate_one(
     let index = MaterialIndex::new(material);
     let stats = Color::ALL.map(|turn| side_stats(&index, &values[turn.index()], turn));
     let path = tb.path_of(material);
-    let file_bytes = table::write_table(
-        &path,
-        tb.rules().name(),
-        &name,
-        [&values[0], &values[1]],
-        stats.clone(),
-    )?;
+    let file_bytes = table::write_table(&path, tb.rules().name(), &name, values, stats.clone())?;
     tb.forget(material);
     bar.finish();
     phases.write = written.elapsed().as_secs_f64();

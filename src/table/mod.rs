@@ -335,17 +335,15 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
 }
 
 /// Replaces illegal markers by the previous value so they compress away.
-fn fill_dont_care(values: &[u16]) -> Vec<u16> {
+fn fill_dont_care(values: &mut [u16]) {
     let mut last = STORED_DRAW;
-    values
-        .iter()
-        .map(|&v| {
-            if v != STORED_ILLEGAL {
-                last = v;
-            }
-            last
-        })
-        .collect()
+    for v in values {
+        if *v == STORED_ILLEGAL {
+            *v = last;
+        } else {
+            last = *v;
+        }
+    }
 }
 
 /// 0 loss, 1 draw, 2 win for a stored value (results by rule count as wins and losses).
@@ -402,29 +400,38 @@ const DICTIONARY_TRIAL_BLOCKS: usize = 8;
 /// Largest dictionary tried, bytes.
 const DICTIONARY_MAX_BYTES: usize = 16 << 10;
 
-/// Every `len / n`-th item, about `n` of them.
-fn spread<T>(items: &[T], n: usize) -> impl Iterator<Item = &T> {
-    items.iter().step_by(items.len().div_ceil(n).max(1))
+/// Every `len / n`-th index below `len`, about `n` of them.
+fn spread(len: usize, n: usize) -> impl Iterator<Item = usize> {
+    (0..len).step_by(len.div_ceil(n).max(1))
 }
 
-/// A dictionary trained on `raw` blocks, if it makes a trial sample of them smaller, counting
-/// the dictionary's own size against it (the sample's saving scaled to the whole section).
-fn train_dictionary(raw: &[Vec<u8>]) -> Option<Vec<u8>> {
+/// A dictionary trained on `blocks` blocks (`raw(k)` gives block k's bytes), if it makes a
+/// trial sample of them smaller, counting the dictionary's own size against it (the
+/// sample's saving scaled to the whole section).
+fn train_dictionary(blocks: usize, raw: impl Fn(usize) -> Vec<u8> + Sync) -> Option<Vec<u8>> {
     use rayon::prelude::*;
-    if raw.len() < DICTIONARY_MIN_BLOCKS {
+    if blocks < DICTIONARY_MIN_BLOCKS {
         return None;
     }
-    let samples: Vec<&Vec<u8>> = spread(raw, DICTIONARY_TRAINING_BLOCKS).collect();
+    let samples: Vec<Vec<u8>> = spread(blocks, DICTIONARY_TRAINING_BLOCKS)
+        .map(&raw)
+        .collect();
     let sample_bytes: usize = samples.iter().map(|s| s.len()).sum();
     let dict =
         zstd::dict::from_samples(&samples, DICTIONARY_MAX_BYTES.min(sample_bytes / 16)).ok()?;
     let prepared = zstd::dict::EncoderDictionary::copy(&dict, ZSTD_LEVEL);
-    let trial: Vec<&Vec<u8>> = spread(raw, DICTIONARY_TRIAL_BLOCKS).collect();
+    let trial: Vec<usize> = spread(blocks, DICTIONARY_TRIAL_BLOCKS).collect();
     let (without, with): (usize, usize) = trial
         .par_iter()
-        .map(|b| (compress(b, None).len(), compress(b, Some(&prepared)).len()))
+        .map(|&k| {
+            let b = raw(k);
+            (
+                compress(&b, None).len(),
+                compress(&b, Some(&prepared)).len(),
+            )
+        })
         .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
-    let scale = raw.len() as f64 / trial.len() as f64;
+    let scale = blocks as f64 / trial.len() as f64;
     let saving = (without as f64 - with as f64) * scale;
     (saving > dict.len() as f64).then_some(dict)
 }
@@ -478,16 +485,14 @@ fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8, codec: Cod
             codes,
         };
     }
-    let raw: Vec<Vec<u8>> = chunks
-        .par_iter()
-        .map(|c| block_bytes(c, value_bytes))
-        .collect();
-    let dictionary = train_dictionary(&raw).unwrap_or_default();
+    // Each block's raw bytes are made when it is compressed, never all at once.
+    let raw = |k: usize| block_bytes(chunks[k], value_bytes);
+    let dictionary = train_dictionary(chunks.len(), raw).unwrap_or_default();
     let prepared = (!dictionary.is_empty())
         .then(|| zstd::dict::EncoderDictionary::copy(&dictionary, ZSTD_LEVEL));
-    let blocks = raw
-        .par_iter()
-        .map(|b| compress(b, prepared.as_ref()))
+    let blocks = (0..chunks.len())
+        .into_par_iter()
+        .map(|k| compress(&raw(k), prepared.as_ref()))
         .collect();
     Compressed {
         blocks,
@@ -499,12 +504,17 @@ fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8, codec: Cod
 }
 
 /// Writes a table atomically: a temporary file in the same folder, synced, then renamed.
-/// Returns the file's size in bytes.
+/// Takes the stored values of both sides to move and fills the slots without a legal
+/// position in place (with the value before them, which costs nothing to compress), so the
+/// values are never copied whole. Returns the file's size in bytes.
+///
+/// # Errors
+/// [`TableError`] if the file cannot be written (the temporary file is removed).
 pub fn write_table(
     path: &Path,
     rules: &str,
     material: &str,
-    values: [&[u16]; 2],
+    values: [Vec<u16>; 2],
     stats: [SideStats; 2],
 ) -> Result<u64, TableError> {
     write_table_reusing(path, rules, material, values, stats, None)
@@ -517,13 +527,14 @@ fn write_table_reusing(
     path: &Path,
     rules: &str,
     material: &str,
-    values: [&[u16]; 2],
+    mut values: [Vec<u16>; 2],
     stats: [SideStats; 2],
     reuse: Option<(&Section, &[u8])>,
 ) -> Result<u64, TableError> {
     let slots = values[0].len() as u64;
-    let filled = values.map(fill_dont_care);
-    let sides = [&filled[0][..], &filled[1][..]];
+    // In place: no second copy of the values.
+    values.iter_mut().for_each(|side| fill_dont_care(side));
+    let sides = [&values[0][..], &values[1][..]];
     let longest = sides
         .iter()
         .flat_map(|s| s.iter())
@@ -1066,7 +1077,7 @@ pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
         path,
         &h.rules,
         &h.material,
-        [&values[0], &values[1]],
+        values,
         h.stats.clone(),
         Some((dtm, bytes)),
     )?;
