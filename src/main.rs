@@ -76,10 +76,27 @@ enum Command {
         /// Rebuild the named sets even if their files exist.
         #[arg(long)]
         force: bool,
+        /// Print one JSON object per set as it is done (one a line), instead of text.
+        #[arg(long)]
+        json: bool,
         /// Perpetual-check pass: graph (fast, about 90 bytes a draw), bitmaps (about 10 bits
         /// a slot, slower), or auto (the graph when it takes at most half the memory free).
         #[arg(long, value_enum, default_value_t = RulePassArg::Auto)]
         rule_pass: RulePassArg,
+        #[command(flatten)]
+        tables: TableArgs,
+    },
+    /// What generating sets (and their missing sub-tables) will take: slots, peak memory,
+    /// disk and time per set.
+    Plan {
+        /// Material sets: KRNKRAB, 车马对车士象全, ...
+        materials: Vec<String>,
+        /// Worker threads the time is estimated for (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         tables: TableArgs,
     },
@@ -275,6 +292,7 @@ fn run(command: Command) -> Result<()> {
             men,
             threads,
             force,
+            json,
             rule_pass,
             tables,
         } => {
@@ -300,7 +318,40 @@ fn run(command: Command) -> Result<()> {
                 force,
                 rule_pass: rule_pass.into(),
             };
-            generate_all_with(&tb, &sets, &opts, print_report)?;
+            let opts = GenOptions {
+                progress: !json,
+                ..opts
+            };
+            if json {
+                generate_all_with(&tb, &sets, &opts, |r| println!("{}", report_json(r)))?;
+            } else {
+                generate_all_with(&tb, &sets, &opts, print_report)?;
+            }
+        }
+        Command::Plan {
+            materials,
+            threads,
+            json,
+            tables,
+        } => {
+            let sets: Vec<Material> = materials
+                .iter()
+                .map(|m| parse_material(m))
+                .collect::<Result<_>>()?;
+            if sets.is_empty() {
+                return Err("name material sets (e.g. `canju plan KRNKRAB`)".into());
+            }
+            let tb = tables.open();
+            let opts = GenOptions {
+                threads,
+                ..GenOptions::default()
+            };
+            let plan = canju::generate::plan(&tb, &sets, &opts)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&plan)?);
+            } else {
+                print_plan(&plan);
+            }
         }
         Command::Stats {
             material,
@@ -842,6 +893,65 @@ impl From<RulePassArg> for RulePass {
     }
 }
 
+/// One generated set as a JSON object (`gen --json`).
+fn report_json(r: &GenReport) -> serde_json::Value {
+    let t = r.phases;
+    serde_json::json!({
+        "material": r.material.name(),
+        "slots": r.slots,
+        "generated": r.generated,
+        "seconds": r.seconds,
+        "phases": {"init": t.init, "sweep": t.sweep, "rule": t.rule, "write": t.write},
+        "rule_pass": t.rule_pass.map(|p| p.name()),
+        "peak_bytes": r.peak_memory,
+        "peak_bytes_per_slot": r.peak_memory as f64 / (2 * r.slots.max(1)) as f64,
+        "file_bytes": r.file_bytes,
+        "stats": {"red_to_move": r.stats[0], "black_to_move": r.stats[1]},
+    })
+}
+
+/// The plan as a table, totals last.
+fn print_plan(plan: &canju::generate::Plan) {
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let time = |s: f64| {
+        if s < 120.0 {
+            format!("{s:.0} s")
+        } else if s < 7200.0 {
+            format!("{:.0} min", s / 60.0)
+        } else {
+            format!("{:.1} h", s / 3600.0)
+        }
+    };
+    println!(
+        "{:<14} {:>15} {:>10} {:>10} {:>10}  rule pass",
+        "set", "slots per side", "peak GiB", "disk MB", "time"
+    );
+    for s in &plan.sets {
+        println!(
+            "{:<14} {:>15} {:>10.2} {:>10.1} {:>10}  {}",
+            s.material,
+            s.slots,
+            gib(s.peak_bytes),
+            s.disk_bytes as f64 / 1e6,
+            time(s.seconds),
+            s.rule_pass.unwrap_or("-")
+        );
+    }
+    println!(
+        "{} sets to generate: peak {:.2} GiB ({:.1} GiB available), disk {:.1} MB, about {}; {}",
+        plan.sets.len(),
+        gib(plan.peak_bytes),
+        gib(plan.available_bytes),
+        plan.disk_bytes as f64 / 1e6,
+        time(plan.seconds),
+        if plan.fits {
+            "fits this machine"
+        } else {
+            "does NOT fit this machine"
+        }
+    );
+}
+
 fn print_report(r: &GenReport) {
     let [red, black] = &r.stats;
     println!(
@@ -873,6 +983,13 @@ fn print_report(r: &GenReport) {
         },
         r.peak_memory >> 20
     );
+    if r.generated {
+        println!(
+            "{:<12} peak {:.2} bytes per slot-position (both sides to move)",
+            "",
+            r.peak_memory as f64 / (2 * r.slots.max(1)) as f64
+        );
+    }
     if red.rule_win + red.rule_loss + black.rule_win + black.rule_loss > 0 {
         println!(
             "{:<12} perpetual-check rule changed: red to move +{} wins +{} losses, black to move +{} wins +{} losses (e.g. {})",

@@ -235,3 +235,71 @@ fn threads_past_the_cores_are_clamped_with_a_note() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("100000 threads asked; using"), "{err}");
 }
+
+fn plan_json(dir: &std::path::Path, set: &str) -> serde_json::Value {
+    let out = canju()
+        .args(["plan", set, "--json", "--dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `plan` lists every missing set with its figures and totals that add up; `gen --json`
+/// prints one object per set with the documented keys; once generated, nothing is planned.
+#[test]
+fn plan_lists_missing_sets_and_gen_json_reports_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan_json(dir.path(), "KRKN");
+    let sets = plan["sets"].as_array().unwrap();
+    let names: Vec<&str> = sets
+        .iter()
+        .map(|s| s["material"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.last(), Some(&"KRKN"), "{names:?}");
+    assert!(names.contains(&"KRK") && names.contains(&"KNK") && names.contains(&"KK"));
+    let sum = |key: &str| sets.iter().map(|s| s[key].as_f64().unwrap()).sum::<f64>();
+    assert_eq!(plan["disk_bytes"].as_f64().unwrap(), sum("disk_bytes"));
+    assert!((plan["seconds"].as_f64().unwrap() - sum("seconds")).abs() < 1e-9);
+    let peak = sets.iter().map(|s| s["peak_bytes"].as_u64().unwrap()).max();
+    assert_eq!(plan["peak_bytes"].as_u64(), peak);
+    assert_eq!(plan["material"], "KRKN");
+    assert_eq!(plan["fits"], true);
+
+    let out = canju()
+        .args(["gen", "KRKN", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let reports: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reports.len(), names.len());
+    let krkn = reports.last().unwrap();
+    assert_eq!(krkn["material"], "KRKN");
+    assert_eq!(krkn["slots"], sets.last().unwrap()["slots"]);
+    for key in [
+        "seconds",
+        "phases",
+        "peak_bytes",
+        "peak_bytes_per_slot",
+        "file_bytes",
+    ] {
+        assert!(!krkn[key].is_null(), "{key}");
+    }
+    assert_eq!(
+        krkn["rule_pass"], "graph",
+        "KRKN is small: auto picks the graph"
+    );
+    assert_eq!(krkn["stats"]["red_to_move"]["rule_win"], 624);
+    assert!(
+        plan_json(dir.path(), "KRKN")["sets"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}

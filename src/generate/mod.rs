@@ -17,8 +17,10 @@
 //! 3. What is still undecided is a draw.
 
 mod bits;
+mod memory;
 mod perpetual;
 mod perpetual_graph;
+mod plan;
 mod progress;
 
 use crate::index::{MAX_MEN, MaterialIndex};
@@ -27,6 +29,9 @@ use crate::probe::{ProbeError, RuleSet, Table, Tablebase};
 use crate::rules::{Color, Move, Position, Role, Square};
 use crate::table::{self, SideStats, TableError};
 use crate::value::{STORED_DRAW, STORED_ILLEGAL, Value};
+use memory::check_fits;
+pub use memory::{available_memory, memory_needed, peak_memory, refuse_if_too_large};
+pub use plan::{Plan, SetPlan, plan};
 use progress::Phase;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -71,8 +76,8 @@ pub enum GenError {
     #[error(
         "{material}: {} slots per side need about {need_gib:.1} GiB while generating; \
          {avail_gib:.1} GiB is available, of which at most 90% is used; at the rate measured \
-         on smaller sets (about 0.3 million slots per second per thread) it and its \
-         sub-tables would also take about {hours:.1} hours on {threads} threads",
+         on this machine kind it and its missing sub-tables would also take about {hours:.1} \
+         hours (`canju plan {material}` lists every set)",
         slot_count(*slots)
     )]
     TooLarge {
@@ -87,8 +92,6 @@ pub enum GenError {
         avail_gib: f64,
         /// Estimated hours.
         hours: f64,
-        /// Threads.
-        threads: usize,
     },
     /// The draws are too many for the perpetual-check pass's graph.
     #[error(
@@ -194,7 +197,8 @@ pub struct GenReport {
     pub seconds: f64,
     /// Bytes written.
     pub file_bytes: u64,
-    /// Peak resident memory of the process so far, bytes (0 if unknown).
+    /// Peak resident memory while this set was generated (of the process so far for a set
+    /// found present), bytes (0 if unknown).
     pub peak_memory: u64,
     /// False if the file existed and was reused.
     pub generated: bool,
@@ -223,39 +227,25 @@ pub fn generate_all_with(
         path: tb.dir().to_path_buf(),
         source,
     })?;
-    let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
     let threads = thread_count(opts.threads);
-    // Before anything is enumerated (a large set has a vast number of sub-sets): each target
-    // needs at least its own values in memory.
-    for &m in &wanted {
-        if let Err(e) = refuse_if_too_large(m, threads)
-            && (opts.force || !tb.has(m))
-        {
-            return Err(e);
-        }
-    }
-    let mut order: Vec<Material> = targets.iter().flat_map(|m| m.closure()).collect();
-    crate::material::sort_dependency_order(&mut order);
-    order.dedup();
+    let (order, todo) = work_list(tb, targets, opts.force, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| GenError::Threads(e.to_string()))?;
     // Refuse up front, before hours of work on sub-tables, if any set cannot fit in memory;
     // the targets first, so the error names what the user asked for.
+    let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
+    let seconds = plan::plan_of_work(tb, targets, &order, &todo, threads).seconds;
     let mut to_check: Vec<Material> = wanted.clone();
     to_check.extend(order.iter().rev().filter(|m| !wanted.contains(m)));
-    let todo = |m: &Material| !tb.has(*m) || (opts.force && wanted.contains(m));
-    let todo_slots: u64 = order.iter().filter(|m| todo(m)).fold(0u64, |sum, m| {
-        sum.saturating_add(MaterialIndex::new(*m).size())
-    });
-    for m in to_check.iter().filter(|m| todo(m)) {
-        check_fits(*m, tb.rules(), todo_slots, pool.current_num_threads())?;
+    let todo_of = |m: &Material| order.iter().zip(&todo).any(|(o, t)| o == m && *t);
+    for m in to_check.iter().filter(|m| todo_of(m)) {
+        check_fits(*m, tb.rules(), seconds)?;
     }
     let mut reports = vec![];
-    for &m in &order {
-        let rebuild = opts.force && wanted.contains(&m);
-        if tb.has(m) && !rebuild {
+    for (&m, &generate) in order.iter().zip(&todo) {
+        if !generate {
             if wanted.contains(&m) {
                 let t = tb.table(m)?;
                 let report = GenReport {
@@ -282,21 +272,48 @@ pub fn generate_all_with(
 }
 
 /// Drops from `tb`'s cache (read whole into memory while `done` was generated) each
-/// sub-table of `done` that no set after it in `order` still to generate reads.
-fn release_sub_tables(
-    tb: &Tablebase,
-    done: Material,
-    order: &[Material],
-    todo: &impl Fn(&Material) -> bool,
-) {
-    let later = order.iter().skip_while(|&&m| m != done).skip(1);
-    let later: Vec<Material> = later.filter(|m| todo(m)).copied().collect();
+/// sub-table of `done` that no set after it in `order` still to generate (`todo`) reads.
+fn release_sub_tables(tb: &Tablebase, done: Material, order: &[Material], todo: &[bool]) {
+    let at = order.iter().position(|&m| m == done).unwrap_or(order.len());
+    let later: Vec<Material> = order[at + 1..]
+        .iter()
+        .zip(&todo[at + 1..])
+        .filter(|(_, t)| **t)
+        .map(|(m, _)| *m)
+        .collect();
     for sub in done.subsets() {
         let needed = later.iter().any(|m| m.subsets().contains(&sub));
         if !needed {
             tb.forget(sub);
         }
     }
+}
+
+/// The sets `targets` need, smallest first, each with whether it is to be generated (its
+/// file is missing, or it is a target and `force` is set). Refuses at once, before listing
+/// any sub-set, a target whose values alone cannot fit in memory.
+fn work_list(
+    tb: &Tablebase,
+    targets: &[Material],
+    force: bool,
+    threads: usize,
+) -> Result<(Vec<Material>, Vec<bool>), GenError> {
+    let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
+    for &m in &wanted {
+        if let Err(e) = refuse_if_too_large(m, threads)
+            && (force || !tb.has(m))
+        {
+            return Err(e);
+        }
+    }
+    let mut order: Vec<Material> = targets.iter().flat_map(|m| m.closure()).collect();
+    crate::material::sort_dependency_order(&mut order);
+    order.dedup();
+    let todo = order
+        .iter()
+        .map(|m| !tb.has(*m) || (force && wanted.contains(m)))
+        .collect();
+    Ok((order, todo))
 }
 
 /// A capture's sub-table, and whether positions must be colour-swapped to read it.
@@ -566,6 +583,7 @@ pub fn generate_one(
     material: Material,
     opts: &GenOptions,
 ) -> Result<GenReport, GenError> {
+    memory::reset_peak();
     let start = Instant::now();
     let material = material.canonical();
     let name = material.name();
@@ -777,132 +795,8 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
     }
 }
 
-/// Memory the generator needs for a set, estimated before it starts: two bytes per slot and
-/// side to move for the set and for each sub-table its captures lead to (read whole into
-/// memory); under `asian`, when the set has checking pieces, also the bitmaps of the
-/// perpetual-check pass ([`perpetual::BYTES_PER_SLOT`]).
-pub fn memory_needed(m: Material, rules: RuleSet) -> u64 {
-    let m = m.canonical();
-    let slots = |m: Material| MaterialIndex::new(m.canonical()).size();
-    let own = slots(m);
-    let mut subs = 0;
-    for victim in Color::ALL {
-        for role in Role::ALL {
-            if let Some(sub) = m.after_capture(victim, role) {
-                subs = slots(sub).saturating_add(subs);
-            }
-        }
-    }
-    let can_check = Role::ALL
-        .iter()
-        .any(|&r| r.is_attacker() && Color::ALL.iter().any(|&c| m.count(c, r) > 0));
-    let graph = if rules == RuleSet::Asian && can_check {
-        (own as f64 * perpetual::BYTES_PER_SLOT).ceil() as u64
-    } else {
-        0
-    };
-    own.saturating_add(subs)
-        .saturating_mul(2 * VALUE_BYTES as u64)
-        .saturating_add(graph)
-}
-
 /// Worker threads for `asked` (0 = every core): never more than the machine's cores.
 pub fn thread_count(asked: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if asked == 0 { cores } else { asked.min(cores) }
-}
-
-/// Bytes a slot takes while generating, for each side to move: the stored value.
-const VALUE_BYTES: u128 = 2;
-
-/// Refuses `m` at once, before its index is built, if even its values cannot fit in memory.
-///
-/// # Errors
-/// [`GenError::TooLarge`] with the set's slots (a lower bound) and the memory it needs.
-pub fn refuse_if_too_large(m: Material, threads: usize) -> Result<(), GenError> {
-    let slots = MaterialIndex::slots_lower_bound(m.canonical());
-    let need = slots.saturating_mul(2 * VALUE_BYTES);
-    let avail = available_memory() as u128;
-    if avail > 0 && need > avail / 10 * 9 {
-        return Err(too_large(
-            m,
-            slots,
-            need as f64,
-            avail as f64,
-            2.0 * slots as f64,
-            threads,
-        ));
-    }
-    Ok(())
-}
-
-/// The refusal of `m`: `slots` per side, `need` and `avail` bytes, `todo_positions` still to
-/// generate with it.
-fn too_large(
-    m: Material,
-    slots: u128,
-    need: f64,
-    avail: f64,
-    todo_positions: f64,
-    threads: usize,
-) -> GenError {
-    let gib = |b: f64| b / (1u64 << 30) as f64;
-    GenError::TooLarge {
-        material: m.name(),
-        slots,
-        need_gib: gib(need),
-        avail_gib: gib(avail),
-        hours: todo_positions / (300_000.0 * threads as f64) / 3600.0,
-        threads,
-    }
-}
-
-/// Refuses `m` if it cannot fit in memory; the time estimate covers `todo_slots`, the slots of
-/// every set still to generate.
-fn check_fits(
-    m: Material,
-    rules: RuleSet,
-    todo_slots: u64,
-    threads: usize,
-) -> Result<(), GenError> {
-    let need = memory_needed(m, rules);
-    let avail = available_memory();
-    if avail > 0 && need > avail / 10 * 9 {
-        let slots = MaterialIndex::new(m.canonical()).size() as u128;
-        return Err(too_large(
-            m,
-            slots,
-            need as f64,
-            avail as f64,
-            2.0 * todo_slots as f64,
-            threads,
-        ));
-    }
-    Ok(())
-}
-
-/// Memory available to new allocations in bytes (Linux `MemAvailable`; 0 if unknown).
-pub fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemAvailable:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
-}
-
-/// Peak resident memory of this process in bytes (Linux; 0 elsewhere).
-pub fn peak_memory() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
 }

@@ -1,0 +1,165 @@
+//! How much memory generation takes and has: the machine's probes, the model of a set's
+//! needs by phase, and the guards that refuse what cannot fit.
+
+use super::{GenError, perpetual, perpetual_graph};
+use crate::index::MaterialIndex;
+use crate::material::Material;
+use crate::probe::RuleSet;
+use crate::rules::{Color, Role};
+
+/// Bytes a slot takes while generating, for each side to move: the stored value.
+const VALUE_BYTES: u64 = 2;
+
+/// Memory of the process before any table: code, thread stacks, buffers.
+const BASE_BYTES: u64 = 16 << 20;
+
+/// Share of a set's slot-positions that are plain draws, for the estimate of the graph pass
+/// (plain draws measured: KRNKR 0.20, KRCKR 0.27; 0.4 covers the graph's building peak).
+const DRAW_SHARE: f64 = 0.4;
+
+/// The memory one generation holds in each phase, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhaseMemory {
+    /// Initialising and the sweeps: the values of both sides to move, and every sub-table
+    /// read whole.
+    pub solve: u64,
+    /// The perpetual-check pass with the bitmaps (0 when no pass runs).
+    pub rule_bitmaps: u64,
+    /// The perpetual-check pass with the graph (0 when no pass runs), `DRAW_SHARE` of the
+    /// slot-positions taken as draws.
+    pub rule_graph: u64,
+    /// Writing: the values, the WDL codes of both sides, the sub-tables still cached.
+    pub write: u64,
+}
+
+impl PhaseMemory {
+    /// The model for `m` (any colouring) under `rules`.
+    pub fn of(m: Material, rules: RuleSet) -> PhaseMemory {
+        let m = m.canonical();
+        let own = MaterialIndex::new(m).size();
+        let subs = m.subsets().iter().fold(0u64, |sum, s| {
+            sum.saturating_add(MaterialIndex::new(*s).size())
+        });
+        let values = own.saturating_mul(2 * VALUE_BYTES);
+        let solve = BASE_BYTES
+            .saturating_add(values)
+            .saturating_add(subs.saturating_mul(2 * VALUE_BYTES));
+        let (rule_bitmaps, rule_graph) = if rules == RuleSet::Asian && can_check(m) {
+            let bitmaps = (own as f64 * perpetual::BYTES_PER_SLOT).ceil() as u64;
+            let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
+            let graph = draws.saturating_mul(perpetual_graph::BYTES_PER_DRAW);
+            (solve.saturating_add(bitmaps), solve.saturating_add(graph))
+        } else {
+            (0, 0)
+        };
+        let write = solve.saturating_add(own.saturating_mul(2));
+        PhaseMemory {
+            solve,
+            rule_bitmaps,
+            rule_graph,
+            write,
+        }
+    }
+
+    /// The least peak: the rule pass by bitmaps.
+    pub fn least_peak(&self) -> u64 {
+        self.solve.max(self.rule_bitmaps).max(self.write)
+    }
+
+    /// True if [`super::RulePass::Auto`] is expected to pick the graph with `avail` bytes
+    /// free: a pass runs and its graph takes at most half of them.
+    pub fn auto_picks_graph(&self, avail: u64) -> bool {
+        let graph = self.rule_graph.saturating_sub(self.solve);
+        self.rule_graph > 0 && (avail == 0 || graph <= avail / 2)
+    }
+
+    /// The peak expected with the pass [`super::RulePass::Auto`] picks with `avail` bytes free.
+    pub fn expected_peak(&self, avail: u64) -> u64 {
+        if self.auto_picks_graph(avail) {
+            self.least_peak().max(self.rule_graph)
+        } else {
+            self.least_peak()
+        }
+    }
+}
+
+/// True if a side of `m` has a piece that can give check.
+fn can_check(m: Material) -> bool {
+    Role::ALL
+        .iter()
+        .any(|&r| r.is_attacker() && Color::ALL.iter().any(|&c| m.count(c, r) > 0))
+}
+
+/// Memory the generator needs for a set at least (the rule pass by bitmaps), estimated
+/// before it starts: see [`PhaseMemory`].
+pub fn memory_needed(m: Material, rules: RuleSet) -> u64 {
+    PhaseMemory::of(m, rules).least_peak()
+}
+
+/// Refuses `m` at once, before its index is built, if even its values cannot fit in memory.
+///
+/// # Errors
+/// [`GenError::TooLarge`] with the set's slots (a lower bound) and the memory it needs.
+pub fn refuse_if_too_large(m: Material, threads: usize) -> Result<(), GenError> {
+    let slots = MaterialIndex::slots_lower_bound(m.canonical());
+    let need = slots.saturating_mul(2 * VALUE_BYTES as u128);
+    let avail = available_memory() as u128;
+    if avail > 0 && need > avail / 10 * 9 {
+        let seconds = super::plan::seconds_per_slot(threads) * slots as f64;
+        return Err(too_large(m, slots, need as f64, avail as f64, seconds));
+    }
+    Ok(())
+}
+
+/// Refuses `m` if it cannot fit in memory; `seconds` is the estimate for every set still to
+/// generate.
+pub(super) fn check_fits(m: Material, rules: RuleSet, seconds: f64) -> Result<(), GenError> {
+    let need = memory_needed(m, rules);
+    let avail = available_memory();
+    if avail > 0 && need > avail / 10 * 9 {
+        let slots = MaterialIndex::new(m.canonical()).size() as u128;
+        return Err(too_large(m, slots, need as f64, avail as f64, seconds));
+    }
+    Ok(())
+}
+
+/// The refusal of `m`: `slots` per side, `need` and `avail` bytes, `seconds` of generation.
+fn too_large(m: Material, slots: u128, need: f64, avail: f64, seconds: f64) -> GenError {
+    let gib = |b: f64| b / (1u64 << 30) as f64;
+    GenError::TooLarge {
+        material: m.name(),
+        slots,
+        need_gib: gib(need),
+        avail_gib: gib(avail),
+        hours: seconds / 3600.0,
+    }
+}
+
+/// Memory available to new allocations in bytes (Linux `MemAvailable`; 0 if unknown).
+pub fn available_memory() -> u64 {
+    proc_kib("/proc/meminfo", "MemAvailable:")
+}
+
+/// Starts a new peak: [`peak_memory`] then reports the peak since this call (Linux, where
+/// writing 5 to `/proc/self/clear_refs` resets it; elsewhere nothing happens).
+pub fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Peak resident memory of this process in bytes (Linux; 0 elsewhere).
+pub fn peak_memory() -> u64 {
+    proc_kib("/proc/self/status", "VmHWM:")
+}
+
+/// The `key` line of a `/proc` file in KiB, as bytes (0 if absent).
+fn proc_kib(file: &str, key: &str) -> u64 {
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}

@@ -1,0 +1,136 @@
+//! What generating sets will take, said before it starts: slots, peak memory, disk and time
+//! per set, from the memory model ([`super::memory::PhaseMemory`]) and rates measured on this
+//! machine kind.
+
+use super::memory::{PhaseMemory, available_memory};
+use super::{GenOptions, thread_count};
+use crate::index::MaterialIndex;
+use crate::material::Material;
+use crate::probe::{RuleSet, Tablebase};
+use serde::Serialize;
+
+/// Threads the rates below were measured with (a 2-core machine of the CI kind).
+const MEASURED_THREADS: f64 = 2.0;
+/// Seconds per slot (both sides to move together) of initialising, the sweeps and writing,
+/// measured on KRNKR (`canju gen KRNKR --force`).
+const SOLVE_SECONDS_PER_SLOT: f64 = 1.2e-6;
+/// Seconds per slot of the perpetual-check pass by graph, measured on KRNKR.
+const GRAPH_RULE_SECONDS_PER_SLOT: f64 = 1.1e-6;
+/// Seconds per slot of the perpetual-check pass by bitmaps, measured on KRNKR.
+const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 18e-6;
+/// Bytes on disk per slot, measured over every set up to 5 men (KRNKR 0.33, KRCKR 0.19).
+const DISK_BYTES_PER_SLOT: f64 = 0.25;
+
+/// What one set will take.
+#[derive(Clone, Debug, Serialize)]
+pub struct SetPlan {
+    /// The set (stored colouring).
+    pub material: String,
+    /// Slots per side to move.
+    pub slots: u64,
+    /// Peak memory while generating it, bytes.
+    pub peak_bytes: u64,
+    /// Estimated wall time, seconds.
+    pub seconds: f64,
+    /// Estimated size of its file, bytes.
+    pub disk_bytes: u64,
+    /// The perpetual-check pass expected (`graph` or `bitmaps`), if one runs.
+    pub rule_pass: Option<&'static str>,
+}
+
+/// What generating some sets and every missing sub-table will take.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    /// The sets asked for.
+    pub material: String,
+    /// The largest peak of the sets, bytes.
+    pub peak_bytes: u64,
+    /// Estimated wall time of all the sets, seconds.
+    pub seconds: f64,
+    /// Estimated bytes of all their files.
+    pub disk_bytes: u64,
+    /// Memory available now, bytes (0 if unknown).
+    pub available_bytes: u64,
+    /// True if every set fits in 90% of the memory available.
+    pub fits: bool,
+    /// Every set to generate, smallest first.
+    pub sets: Vec<SetPlan>,
+}
+
+/// Seconds per slot of a set without a perpetual-check pass on `threads` threads.
+pub(super) fn seconds_per_slot(threads: usize) -> f64 {
+    SOLVE_SECONDS_PER_SLOT * MEASURED_THREADS / threads.max(1) as f64
+}
+
+/// The plan for generating `targets` into `tb` with `opts`: the sets [`super::generate_all`]
+/// would generate, in its order.
+///
+/// # Errors
+/// [`super::GenError::TooLarge`] for a target whose values alone cannot fit in memory (its
+/// sub-sets are not listed).
+pub fn plan(
+    tb: &Tablebase,
+    targets: &[Material],
+    opts: &GenOptions,
+) -> Result<Plan, super::GenError> {
+    let threads = thread_count(opts.threads);
+    let (order, todo) = super::work_list(tb, targets, opts.force, threads)?;
+    Ok(plan_of_work(tb, targets, &order, &todo, threads))
+}
+
+/// The plan for the sets of `order` marked in `todo`, on `threads` threads.
+pub(super) fn plan_of_work(
+    tb: &Tablebase,
+    targets: &[Material],
+    order: &[Material],
+    todo: &[bool],
+    threads: usize,
+) -> Plan {
+    let avail = available_memory();
+    let sets: Vec<SetPlan> = order
+        .iter()
+        .zip(todo)
+        .filter(|(_, todo)| **todo)
+        .map(|(&m, _)| set_plan(m, tb.rules(), avail, threads))
+        .collect();
+    let limit = avail / 10 * 9;
+    Plan {
+        material: targets
+            .iter()
+            .map(|m| m.name())
+            .collect::<Vec<_>>()
+            .join(" "),
+        peak_bytes: sets.iter().map(|s| s.peak_bytes).max().unwrap_or(0),
+        seconds: sets.iter().map(|s| s.seconds).sum(),
+        disk_bytes: sets.iter().map(|s| s.disk_bytes).sum(),
+        available_bytes: avail,
+        fits: avail == 0 || sets.iter().all(|s| s.peak_bytes <= limit),
+        sets,
+    }
+}
+
+/// What `m` will take with `avail` bytes free and `threads` threads.
+fn set_plan(m: Material, rules: RuleSet, avail: u64, threads: usize) -> SetPlan {
+    let slots = MaterialIndex::new(m).size();
+    let memory = PhaseMemory::of(m, rules);
+    let peak_bytes = memory.expected_peak(avail);
+    let rule_pass = (memory.rule_graph > 0).then_some(if memory.auto_picks_graph(avail) {
+        "graph"
+    } else {
+        "bitmaps"
+    });
+    let rule_rate = match rule_pass {
+        Some("graph") => GRAPH_RULE_SECONDS_PER_SLOT,
+        Some(_) => BITMAP_RULE_SECONDS_PER_SLOT,
+        None => 0.0,
+    };
+    let scale = MEASURED_THREADS / threads.max(1) as f64;
+    SetPlan {
+        material: m.name(),
+        slots,
+        peak_bytes,
+        seconds: slots as f64 * (SOLVE_SECONDS_PER_SLOT + rule_rate) * scale,
+        disk_bytes: (slots as f64 * DISK_BYTES_PER_SLOT) as u64,
+        rule_pass,
+    }
+}
