@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Generates every set up to N men (default 4) from scratch into a temporary folder and prints
-# the time, positions per second and table bytes. Usage: scripts/bench-gen.sh [MEN] [THREADS]
+# the time, positions per second, table bytes, the phases summed over the sets and the largest
+# peak memory, from `canju gen --json` (one object per set).
+# Usage: scripts/bench-gen.sh [MEN] [THREADS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 men=${1:-4}
@@ -9,15 +11,24 @@ cargo build --release --quiet
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 start=$(date +%s.%N)
-./target/release/canju gen --men "$men" --threads "$threads" --dir "$dir" > "$dir/report.txt" 2>/dev/null
+./target/release/canju gen --men "$men" --threads "$threads" --json --dir "$dir" > "$dir/report.jsonl"
 end=$(date +%s.%N)
-sets=$(grep -c generated "$dir/report.txt")
-positions=$(awk '{s += $2} END {print s}' "$dir/report.txt")
-bytes=$(cat "$dir"/*.ctb | wc -c)
-awk -v s="$start" -v e="$end" -v n="$sets" -v p="$positions" -v b="$bytes" -v m="$men" 'BEGIN {
-  t = e - s
-  printf "sets up to %d men: %d, positions %d, %.1f s, %.2f M positions/s, tables %.1f MB (%.3f bits/position)\n", m, n, p, t, p / t / 1e6, b / 1e6, 8 * b / p
-}'
-# Where the time went, summed over the sets (each set's line ends with its phase times).
-sed -n 's/.*(init \([0-9.]*\), sweep \([0-9.]*\), rule \([0-9.]*\), write \([0-9.]*\)).*/\1 \2 \3 \4/p' "$dir/report.txt" |
-  awk '{i += $1; s += $2; r += $3; w += $4} END {printf "phases: init %.1f s, sweep %.1f s, perpetual-check rule %.1f s, write %.1f s\n", i, s, r, w}'
+python3 - "$dir/report.jsonl" "$start" "$end" "$men" <<'PY'
+import json, sys
+path, start, end, men = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+sets = [json.loads(line) for line in open(path)]
+done = [s for s in sets if s["generated"]]
+positions = sum(s["stats"]["red_to_move"]["positions"] + s["stats"]["black_to_move"]["positions"] for s in sets)
+size = sum(s["file_bytes"] for s in sets)
+t = end - start
+print(f"sets up to {men} men: {len(done)}, positions {positions}, {t:.1f} s, "
+      f"{positions / t / 1e6:.2f} M positions/s, tables {size / 1e6:.1f} MB "
+      f"({8 * size / positions:.3f} bits/position)")
+phase = lambda k: sum(s["phases"][k] for s in done)
+print(f"phases: init {phase('init'):.1f} s, sweep {phase('sweep'):.1f} s, "
+      f"perpetual-check rule {phase('rule'):.1f} s, write {phase('write'):.1f} s")
+top = max(done, key=lambda s: s["peak_bytes"], default=None)
+if top:
+    print(f"largest peak: {top['material']} {top['peak_bytes'] / 2**20:.0f} MiB "
+          f"({top['peak_bytes_per_slot']:.1f} bytes per slot-position)")
+PY

@@ -36,6 +36,47 @@ impl Bits {
         self.words[(i / 64) as usize].fetch_and(!(1u64 << (i % 64)), Relaxed);
     }
 
+    /// Clears every bit.
+    pub(crate) fn clear_all(&self) {
+        self.words.par_iter().for_each(|w| w.store(0, Relaxed));
+    }
+
+    /// Makes this bitmap `a` and not `b`; returns how many bits are set.
+    pub(crate) fn assign_and_not(&self, a: &Bits, b: &Bits) -> u64 {
+        self.words
+            .par_iter()
+            .zip(a.words.par_iter().zip(b.words.par_iter()))
+            .with_min_len(1 << 10)
+            .map(|(to, (a, b))| {
+                let w = a.load(Relaxed) & !b.load(Relaxed);
+                to.store(w, Relaxed);
+                w.count_ones() as u64
+            })
+            .sum()
+    }
+
+    /// Calls `f(scratch, i)` for every bit `i` set, in parallel; each task's scratch comes
+    /// from `init`. A word is read once, so bits changed meanwhile may or may not be seen.
+    pub(crate) fn for_each_one<S>(
+        &self,
+        init: impl Fn() -> S + Sync + Send,
+        f: impl Fn(&mut S, u64) + Sync + Send,
+    ) {
+        self.words
+            .par_chunks(16)
+            .enumerate()
+            .for_each_init(init, |scratch, (c, chunk)| {
+                for (k, word) in chunk.iter().enumerate() {
+                    let mut w = word.load(Relaxed);
+                    let base = ((c * 16 + k) * 64) as u64;
+                    while w != 0 {
+                        f(scratch, base + w.trailing_zeros() as u64);
+                        w &= w - 1;
+                    }
+                }
+            });
+    }
+
     /// Makes this bitmap equal to `other`; true if any bit changed.
     pub(crate) fn copy_from(&self, other: &Bits) -> bool {
         self.words
@@ -59,38 +100,7 @@ impl Bits {
             });
     }
 
-    /// The indices set here and clear in `other`, in increasing order.
-    pub(crate) fn and_not(&self, other: &Bits) -> Vec<u64> {
-        self.indices(|k, w| w & !other.words[k].load(Relaxed))
-    }
-
-    /// The indices set, in increasing order.
-    pub(crate) fn ones(&self) -> Vec<u64> {
-        self.indices(|_, w| w)
-    }
-
-    /// The indices of the bits set in `word(k, word k)` over every word k.
-    fn indices(&self, word: impl Fn(usize, u64) -> u64 + Sync) -> Vec<u64> {
-        self.words
-            .par_iter()
-            .enumerate()
-            .with_min_len(1 << 10)
-            .fold(Vec::new, |mut out, (k, a)| {
-                let mut w = word(k, a.load(Relaxed));
-                while w != 0 {
-                    out.push(k as u64 * 64 + w.trailing_zeros() as u64);
-                    w &= w - 1;
-                }
-                out
-            })
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            })
-    }
-
     /// Number of set bits.
-    #[cfg(test)]
     pub(crate) fn count(&self) -> u64 {
         self.words
             .par_iter()
@@ -116,15 +126,23 @@ mod tests {
         assert!(b.copy_from(&a));
         assert!(!b.copy_from(&a), "copying equal bitmaps changes nothing");
         assert_eq!(b.count(), 3);
-        assert_eq!(a.ones(), [0, 130, 199]);
         let c = Bits::new(200);
         c.set(130);
         c.set(5);
-        assert_eq!(a.and_not(&c), [0, 199]);
+        let d = Bits::new(200);
+        assert_eq!(d.assign_and_not(&a, &c), 2, "0 and 199");
+        let seen = std::sync::Mutex::new(vec![]);
+        d.for_each_one(|| (), |_, i| seen.lock().unwrap().push(i));
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        assert_eq!(seen, [0, 199]);
         c.or_from(&a);
-        assert_eq!(c.ones(), [0, 5, 130, 199]);
+        assert_eq!(c.count(), 4);
+        assert!(c.get(5) && c.get(0));
+        d.clear_all();
+        assert_eq!(d.count(), 0);
         a.clear(0);
-        assert_eq!(a.ones(), [130, 199]);
+        assert!(!a.get(0) && a.get(130));
         assert!(b.copy_from(&a));
         assert_eq!(b.count(), 2);
     }

@@ -46,9 +46,9 @@ pub(crate) const CHECKED: u8 = 2;
 /// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
 pub(crate) const EXIT: u8 = 4;
 
-/// Bytes per slot (both sides to move together) the pass needs beside the values: five
-/// bitmaps (X, Y, Z, in check, exit) over the slots of both sides.
-pub(crate) const BYTES_PER_SLOT: f64 = 10.0 / 8.0;
+/// Bytes per slot (both sides to move together) the pass needs beside the values: the
+/// fixpoint's bitmaps and the in-check and exit bitmaps, each a bit per slot and side.
+pub(crate) const BYTES_PER_SLOT: f64 = (2 * (FIXPOINT_BITMAPS + 2)) as f64 / 8.0;
 
 /// The draws of one side p's game, as the fixpoint sees them. Node ids are below
 /// [`DrawGame::id_bound`]; not every id need be a node.
@@ -70,20 +70,35 @@ pub(crate) trait DrawGame: Sync {
 /// Z's attractor starts from its *seeds*, the nodes that join before any checking move is
 /// followed: p-to-move nodes with an exit or a quiet move into Y, opponent-to-move nodes
 /// without an exit whose every move is quiet and reaches X. They are kept in bitmaps and
-/// updated only around the nodes that leave Y or join X, so each round of the fixpoint
-/// generates moves only near what changed, plus the attractor itself.
+/// updated only around the nodes that leave Y or join X. The first step of each round of Y
+/// (Y every node) gives the same Z as the round before plus what the new nodes of X add, so
+/// that Z (`z_top`) and its p-to-move seeds are grown from round to round rather than
+/// computed again. Each round then generates moves only near what changed, plus the
+/// attractors of the later steps. Every set of nodes, frontiers included, is a bitmap.
 pub(crate) struct Fixpoint<'g, G> {
     game: &'g G,
     x: Bits,
     y: Bits,
     z: Bits,
-    /// p-to-move seeds while Y is every node.
-    p_seeds_at_start: Bits,
+    /// Z when Y is every node, for the current X.
+    z_top: Bits,
+    /// p-to-move seeds when Y is `z_top`.
+    p_seeds_top: Bits,
     /// p-to-move seeds for the current Y.
     p_seeds: Bits,
     /// Opponent-to-move seeds for the current X.
     opponent_seeds: Bits,
+    /// The nodes that just left Y or joined X.
+    delta: Bits,
+    /// An attractor's current and next steps.
+    frontier: Bits,
+    next: Bits,
+    /// The nodes that joined `z_top` in one round.
+    top_joined: Bits,
 }
+
+/// Bitmaps of [`Fixpoint`], each over the node ids of both sides to move.
+pub(crate) const FIXPOINT_BITMAPS: u64 = 11;
 
 impl<'g, G: DrawGame> Fixpoint<'g, G> {
     /// The nodes p wins (a bitmap over node ids).
@@ -94,9 +109,14 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             x: Bits::new(ids),
             y: Bits::new(ids),
             z: Bits::new(ids),
-            p_seeds_at_start: Bits::new(ids),
+            z_top: Bits::new(ids),
+            p_seeds_top: Bits::new(ids),
             p_seeds: Bits::new(ids),
             opponent_seeds: Bits::new(ids),
+            delta: Bits::new(ids),
+            frontier: Bits::new(ids),
+            next: Bits::new(ids),
+            top_joined: Bits::new(ids),
         };
         f.run();
         f.x
@@ -106,36 +126,88 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         if !self.opponent_can_be_forced() {
             return;
         }
-        self.fill_y();
-        self.for_each_node(|v| {
-            if self.is_p_seed(v) {
-                self.p_seeds_at_start.set(v);
-            }
-            if self.is_opponent_seed(v) {
-                self.opponent_seeds.set(v);
-            }
-        });
+        self.start_top();
         // mu X: X grows from the empty set.
         loop {
-            // nu Y: Y shrinks from every node.
-            self.fill_y();
-            self.p_seeds.copy_from(&self.p_seeds_at_start);
+            // nu Y: Y shrinks from every node; its first step gives `z_top`.
+            self.y.copy_from(&self.z_top);
+            self.p_seeds.copy_from(&self.p_seeds_top);
             loop {
                 self.solve_z();
-                let left = self.y.and_not(&self.z);
-                if left.is_empty() {
+                let left = self.delta.assign_and_not(&self.y, &self.z);
+                if left == 0 {
                     break;
                 }
                 self.y.copy_from(&self.z);
-                self.recheck_p_seeds(&left);
+                self.recheck_p_seeds(left);
             }
-            let joined = self.y.and_not(&self.x);
-            if joined.is_empty() {
+            if self.delta.assign_and_not(&self.y, &self.x) == 0 {
                 return;
             }
             self.x.copy_from(&self.y);
-            self.recheck_opponent_seeds(&joined);
+            self.grow_top();
         }
+    }
+
+    /// With X empty: Z for Y every node, its opponent seeds, and the p-to-move seeds for Y
+    /// that Z.
+    fn start_top(&self) {
+        self.for_each_node(|v| {
+            self.y.set(v);
+        });
+        self.for_each_node(|v| {
+            if self.is_p_seed(v) {
+                self.z_top.set(v);
+            }
+            if self.is_opponent_seed(v) {
+                self.opponent_seeds.set(v);
+                self.z_top.set(v);
+            }
+        });
+        self.frontier.copy_from(&self.z_top);
+        self.attract(&self.z_top, None);
+        self.y.copy_from(&self.z_top);
+        self.for_each_node(|v| {
+            if self.is_p_seed(v) {
+                self.p_seeds_top.set(v);
+            }
+        });
+    }
+
+    /// After the nodes in `delta` joined X: the opponent-to-move nodes that move quietly into
+    /// one of them may have become seeds, or covered for `z_top`; `z_top` grows from those,
+    /// and the p-to-move nodes that move quietly into its new nodes are seeds for Y `z_top`.
+    fn grow_top(&self) {
+        self.frontier.clear_all();
+        self.top_joined.clear_all();
+        self.delta.for_each_one(Vec::new, |preds, a| {
+            if self.game.flags(a) & (P_TO_MOVE | CHECKED) != P_TO_MOVE {
+                return;
+            }
+            self.game.predecessors(a, preds);
+            for &w in preds.iter() {
+                if !self.opponent_seeds.get(w) && self.is_opponent_seed(w) {
+                    self.opponent_seeds.set(w);
+                }
+                if !self.z_top.get(w)
+                    && self.every_move_covered(w, &self.z_top)
+                    && self.z_top.set(w)
+                {
+                    self.frontier.set(w);
+                    self.top_joined.set(w);
+                }
+            }
+        });
+        self.attract(&self.z_top, Some(&self.top_joined));
+        self.top_joined.for_each_one(Vec::new, |preds, d| {
+            if self.game.flags(d) & (P_TO_MOVE | CHECKED) != 0 {
+                return;
+            }
+            self.game.predecessors(d, preds);
+            for &w in preds.iter() {
+                self.p_seeds_top.set(w);
+            }
+        });
     }
 
     /// Calls `f` on every node, in parallel.
@@ -144,13 +216,6 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             for v in range.filter(|&v| self.game.is_node(v)) {
                 f(v);
             }
-        });
-    }
-
-    /// Puts every node in Y.
-    fn fill_y(&self) {
-        self.for_each_node(|v| {
-            self.y.set(v);
         });
     }
 
@@ -189,99 +254,90 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
                 .any_successor(v, |u| self.has(u, CHECKED) || !self.x.get(u))
     }
 
-    /// True if each move of opponent-to-move node `w` is covered: a check into Z or a quiet
-    /// move into X (and `w` has no exit).
-    fn every_move_covered(&self, w: u64) -> bool {
+    /// True if each move of opponent-to-move node `w` is covered: a check into `z` or a
+    /// quiet move into X (and `w` has no exit).
+    fn every_move_covered(&self, w: u64, z: &Bits) -> bool {
         !self.has(w, EXIT)
             && !self.game.any_successor(w, |u| {
                 if self.has(u, CHECKED) {
-                    !self.z.get(u)
+                    !z.get(u)
                 } else {
                     !self.x.get(u)
                 }
             })
     }
 
-    /// After the nodes `left` left Y: the p-to-move seeds that moved quietly into one of them
-    /// are seeds still only if another quiet move reaches Y.
-    fn recheck_p_seeds(&self, left: &[u64]) {
+    /// After the `left` nodes in `delta` left Y: the p-to-move seeds that moved quietly into
+    /// one of them are seeds still only if another quiet move reaches Y.
+    fn recheck_p_seeds(&self, left: u64) {
         // Past one node in sixteen, one look at every seed costs less than the predecessors
         // of every node that left.
-        if left.len() as u64 > self.game.id_bound() / 16 {
-            let seeds = self.p_seeds.ones();
-            seeds.par_iter().with_min_len(256).for_each(|&w| {
-                if !self.is_p_seed(w) {
-                    self.p_seeds.clear(w);
-                }
-            });
-            return;
-        }
-        left.par_chunks(64).for_each_init(Vec::new, |preds, chunk| {
-            for &d in chunk
-                .iter()
-                .filter(|&&d| self.game.flags(d) & (P_TO_MOVE | CHECKED) == 0)
-            {
-                self.game.predecessors(d, preds);
-                for &w in preds.iter() {
-                    if self.p_seeds.get(w) && !self.is_p_seed(w) {
+        if left > self.game.id_bound() / 16 {
+            self.p_seeds.for_each_one(
+                || (),
+                |_, w| {
+                    if !self.is_p_seed(w) {
                         self.p_seeds.clear(w);
                     }
+                },
+            );
+            return;
+        }
+        self.delta.for_each_one(Vec::new, |preds, d| {
+            if self.game.flags(d) & (P_TO_MOVE | CHECKED) != 0 {
+                return;
+            }
+            self.game.predecessors(d, preds);
+            for &w in preds.iter() {
+                if self.p_seeds.get(w) && !self.is_p_seed(w) {
+                    self.p_seeds.clear(w);
                 }
             }
         });
-    }
-
-    /// After the nodes `joined` joined X: the opponent-to-move nodes that move quietly into
-    /// one of them may have become seeds.
-    fn recheck_opponent_seeds(&self, joined: &[u64]) {
-        joined
-            .par_chunks(64)
-            .for_each_init(Vec::new, |preds, chunk| {
-                for &a in chunk
-                    .iter()
-                    .filter(|&&a| self.game.flags(a) & (P_TO_MOVE | CHECKED) == P_TO_MOVE)
-                {
-                    self.game.predecessors(a, preds);
-                    for &w in preds.iter() {
-                        if !self.opponent_seeds.get(w) && self.is_opponent_seed(w) {
-                            self.opponent_seeds.set(w);
-                        }
-                    }
-                }
-            });
     }
 
     /// Least fixpoint of Z for the current X and Y, as an attractor from the seeds: a move's
     /// label depends only on the node it reaches (a check when the side to move there is in
     /// check), so Z grows backwards along checking moves. A p-to-move node joins when one
     /// checking move reaches Z; an opponent-to-move node when forward verification shows
-    /// every move covered. The nodes of one step all join Z before the next step verifies
-    /// anything, so the last of a node's successors to join always sees the others in Z.
+    /// every move covered.
     fn solve_z(&self) {
         self.z.copy_from(&self.p_seeds);
         self.z.or_from(&self.opponent_seeds);
-        let mut frontier = self.z.ones();
-        while !frontier.is_empty() {
-            frontier = frontier
-                .par_chunks(64)
-                .map_init(Vec::new, |preds, chunk| {
-                    let mut joined = vec![];
-                    for &v in chunk.iter().filter(|&&v| self.has(v, CHECKED)) {
-                        self.game.predecessors(v, preds);
-                        for &w in preds.iter() {
-                            if self.z.get(w) {
-                                continue;
-                            }
-                            let joins = self.has(w, P_TO_MOVE) || self.every_move_covered(w);
-                            if joins && self.z.set(w) {
-                                joined.push(w);
-                            }
+        self.frontier.copy_from(&self.z);
+        self.attract(&self.z, None);
+    }
+
+    /// Grows `z` backwards along checking moves from the nodes in `frontier` (already in
+    /// `z`) until nothing joins, also marking the nodes that join in `joined`. The nodes of
+    /// one step all join before the next step verifies anything, so the last of a node's
+    /// successors to join always sees the others in `z`.
+    fn attract(&self, z: &Bits, joined: Option<&Bits>) {
+        let (mut current, mut next) = (&self.frontier, &self.next);
+        loop {
+            next.clear_all();
+            current.for_each_one(Vec::new, |preds, v| {
+                if !self.has(v, CHECKED) {
+                    return;
+                }
+                self.game.predecessors(v, preds);
+                for &w in preds.iter() {
+                    if z.get(w) {
+                        continue;
+                    }
+                    let joins = self.has(w, P_TO_MOVE) || self.every_move_covered(w, z);
+                    if joins && z.set(w) {
+                        next.set(w);
+                        if let Some(j) = joined {
+                            j.set(w);
                         }
                     }
-                    joined
-                })
-                .flatten()
-                .collect();
+                }
+            });
+            if next.count() == 0 {
+                return;
+            }
+            std::mem::swap(&mut current, &mut next);
         }
     }
 }
@@ -369,6 +425,17 @@ impl<'s, 'a> Draws<'s, 'a> {
     fn node(&self, side: Color, slot: u64) -> u64 {
         side.index() as u64 * self.size + slot
     }
+
+    /// Calls `f` with node `v`'s position and its neighbours one piece-move away.
+    fn with_position<R>(&self, v: u64, f: impl FnOnce(&Position, &mut Neighbours) -> R) -> R {
+        let (side, slot) = self.side_and_slot(v);
+        let index = self.solver.index;
+        let mut sq = [0u8; MAX_MEN];
+        let sq = &mut sq[..index.layout().len()];
+        index.decode_squares(slot, sq);
+        let pos = index.position_of(sq, side);
+        f(&pos, &mut Neighbours::new(index, sq))
+    }
 }
 
 impl DrawGame for Draws<'_, '_> {
@@ -390,37 +457,30 @@ impl DrawGame for Draws<'_, '_> {
     }
 
     fn any_successor(&self, v: u64, mut f: impl FnMut(u64) -> bool) -> bool {
-        let (side, slot) = self.side_and_slot(v);
-        let index = self.solver.index;
-        let mut sq = [0u8; MAX_MEN];
-        let sq = &mut sq[..index.layout().len()];
-        index.decode_squares(slot, sq);
-        let pos = index.position_of(sq, side);
-        let moves = pos.legal_moves_knowing_check(self.checked[side.index()].get(slot));
-        let next = side.opponent();
-        let mut near = Neighbours::new(index, sq);
-        moves.iter().filter(|&&mv| !pos.is_capture(mv)).any(|&mv| {
-            let j = near.slot_after(index, mv.from, mv.to);
-            self.is_draw(next, j) && f(self.node(next, j))
+        self.with_position(v, |pos, near| {
+            let (side, slot) = self.side_and_slot(v);
+            let moves = pos.legal_moves_knowing_check(self.checked[side.index()].get(slot));
+            let next = side.opponent();
+            let index = self.solver.index;
+            moves.iter().filter(|&&mv| !pos.is_capture(mv)).any(|&mv| {
+                let j = near.slot_after(index, mv.from, mv.to);
+                self.is_draw(next, j) && f(self.node(next, j))
+            })
         })
     }
 
     fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
         out.clear();
-        let (side, slot) = self.side_and_slot(v);
-        let index = self.solver.index;
-        let mut sq = [0u8; MAX_MEN];
-        let sq = &mut sq[..index.layout().len()];
-        index.decode_squares(slot, sq);
-        let pos = index.position_of(sq, side);
-        let prev = side.opponent();
-        let mut near = Neighbours::new(index, sq);
-        pos.for_each_unmove(&[], |um, _| {
-            let j = near.slot_after(index, um.mv.to, um.mv.from);
-            if self.is_draw(prev, j) {
-                out.push(self.node(prev, j));
-            }
-        });
+        self.with_position(v, |pos, near| {
+            let prev = pos.turn().opponent();
+            let index = self.solver.index;
+            pos.for_each_unmove(&[], |um, _| {
+                let j = near.slot_after(index, um.mv.to, um.mv.from);
+                if self.is_draw(prev, j) {
+                    out.push(self.node(prev, j));
+                }
+            });
+        })
     }
 }
 
@@ -431,6 +491,34 @@ impl Solver<'_> {
             Some(val) if side == p => val.is_win(),
             Some(val) => val.is_loss(),
             None => false,
+        }
+    }
+
+    /// Stores the results of p's pass: every slot `won(side, slot)` names becomes a win by
+    /// the rule with p to move and a loss by it otherwise; adds them to `counts`.
+    pub(super) fn mark_rule_results(
+        &self,
+        p: Color,
+        won: impl Fn(Color, u64) -> bool + Sync,
+        counts: &mut RuleCounts,
+    ) {
+        for side in Color::ALL {
+            let marker = if side == p {
+                STORED_RULE_WIN
+            } else {
+                STORED_RULE_LOSS
+            };
+            let n = self.values[side.index()]
+                .par_iter()
+                .enumerate()
+                .filter(|(i, _)| won(side, *i as u64))
+                .map(|(_, cell)| cell.store(marker, Relaxed))
+                .count() as u64;
+            if side == p {
+                counts[side.index()].0 += n;
+            } else {
+                counts[side.index()].1 += n;
+            }
         }
     }
 
@@ -449,25 +537,11 @@ impl Solver<'_> {
                 continue;
             }
             let won = Fixpoint::solve(&Draws::new(self, p)?);
-            for side in Color::ALL {
-                let marker = if side == p {
-                    STORED_RULE_WIN
-                } else {
-                    STORED_RULE_LOSS
-                };
-                let base = side.index() as u64 * size;
-                let n = self.values[side.index()]
-                    .par_iter()
-                    .enumerate()
-                    .filter(|(i, _)| won.get(base + *i as u64))
-                    .map(|(_, cell)| cell.store(marker, Relaxed))
-                    .count() as u64;
-                if side == p {
-                    counts[side.index()].0 += n;
-                } else {
-                    counts[side.index()].1 += n;
-                }
-            }
+            self.mark_rule_results(
+                p,
+                |side, i| won.get(side.index() as u64 * size + i),
+                &mut counts,
+            );
         }
         Ok(counts)
     }

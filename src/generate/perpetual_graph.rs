@@ -15,7 +15,7 @@ use super::perpetual::{CHECKED, EXIT, P_TO_MOVE, RuleCounts};
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
 use crate::rules::{Color, Role};
-use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN};
+use crate::value::STORED_DRAW;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
@@ -429,25 +429,15 @@ impl Solver<'_> {
             let (ranks, graph) = self.draw_graph(p)?;
             let pass = Pass { graph };
             pass.run();
-            for side in Color::ALL {
-                let marker = if side == p {
-                    STORED_RULE_WIN
-                } else {
-                    STORED_RULE_LOSS
-                };
-                let rank = &ranks[side.index()];
-                let n = self.values[side.index()]
-                    .par_iter()
-                    .enumerate()
-                    .filter(|(i, _)| rank.id(*i as u64).is_some_and(|v| pass.flags(v) & X != 0))
-                    .map(|(_, cell)| cell.store(marker, Relaxed))
-                    .count() as u64;
-                if side == p {
-                    counts[side.index()].0 += n;
-                } else {
-                    counts[side.index()].1 += n;
-                }
-            }
+            self.mark_rule_results(
+                p,
+                |side, i| {
+                    ranks[side.index()]
+                        .id(i)
+                        .is_some_and(|v| pass.flags(v) & X != 0)
+                },
+                &mut counts,
+            );
         }
         Ok(counts)
     }
