@@ -13,6 +13,7 @@
 
 use crate::material::Material;
 use crate::rules::{Color, Piece, Position, Role, Square};
+use rayon::prelude::*;
 
 const NONE16: u16 = u16::MAX;
 const NONE32: u32 = u32::MAX;
@@ -548,6 +549,35 @@ impl MaterialIndex {
         let mut sq = [0u8; MAX_MEN];
         self.squares_of(pos, &mut sq)?;
         self.encode_squares(&sq[..self.layout.len()])
+    }
+
+    /// The legal positions slot `i` stands for: red to move, then black to move, each only
+    /// if legal, none if the slot is unused.
+    pub fn legal_at(&self, i: u64) -> impl Iterator<Item = (u64, Position)> + use<> {
+        let base = self
+            .decode(i, Color::Red)
+            .filter(|p| self.encode(p) == Some(i));
+        Color::ALL.into_iter().filter_map(move |turn| {
+            let mut pos = base.clone()?;
+            pos.set_turn(turn);
+            pos.validate().is_ok().then_some((i, pos))
+        })
+    }
+
+    /// Every legal position of the set with its slot, slot by slot ([`MaterialIndex::legal_at`]).
+    pub fn legal_positions(&self) -> impl Iterator<Item = (u64, Position)> + '_ {
+        (0..self.size).flat_map(|i| self.legal_at(i))
+    }
+
+    /// [`MaterialIndex::legal_positions`] in parallel, by runs of slots in order (so a
+    /// `fold` then `reduce` sees them in slot order).
+    pub fn par_legal_positions(&self) -> impl ParallelIterator<Item = (u64, Position)> + '_ {
+        const RUN: u64 = 4096;
+        (0..self.size.div_ceil(RUN))
+            .into_par_iter()
+            .flat_map_iter(move |c| {
+                (c * RUN..((c + 1) * RUN).min(self.size)).flat_map(|i| self.legal_at(i))
+            })
     }
 
     /// True if the slot's defender pair is its own mirror image (both mirror images of such

@@ -725,25 +725,16 @@ fn ensure_table(tb: &Tablebase, m: Material, quiet: bool) -> Result<()> {
 /// Prints every legal position whose value the perpetual-check rule decided, one a line, in
 /// the colouring the user named (one of each mirror pair).
 fn list_rule_decided(table: &canju::probe::Table, m: Material) {
-    let index = &table.index;
-    for i in 0..index.size() {
-        for turn in [Color::Red, Color::Black] {
-            let Some(pos) = index.decode(i, turn) else {
-                continue;
+    for (_, pos) in table.index.legal_positions() {
+        if let Ok(Some(v)) = table.value(&pos)
+            && v.is_by_rule()
+        {
+            let shown = if table.material == m {
+                pos
+            } else {
+                pos.color_swapped()
             };
-            if index.encode(&pos) != Some(i) || pos.validate().is_err() {
-                continue;
-            }
-            if let Ok(Some(v)) = table.value(&pos)
-                && v.is_by_rule()
-            {
-                let shown = if table.material == m {
-                    pos
-                } else {
-                    pos.color_swapped()
-                };
-                println!("{}  {v}", shown.fen());
-            }
+            println!("{}  {v}", shown.fen());
         }
     }
 }

@@ -10,7 +10,6 @@
 //! A book grade *agrees* with the measured one when both are in the same class, a win
 //! (必胜 例胜) or mostly drawn (巧胜 难胜 例和 必和); it is *exact* when the grades are equal.
 
-use crate::index::MAX_MEN;
 use crate::material::Material;
 use crate::probe::{ProbeError, Tablebase};
 use crate::rules::Color;
@@ -242,71 +241,54 @@ pub fn verdict(
         Color::Black
     };
     let swap = table.material != material;
-    let chunks = index.size().div_ceil(4096);
-    let acc = (0..chunks)
-        .into_par_iter()
-        .map(|c| -> Result<Acc, ProbeError> {
-            let mut a = Acc::default();
-            let mut sq = [0u8; MAX_MEN];
-            let n = index.layout().len();
-            for i in c * 4096..((c + 1) * 4096).min(index.size()) {
-                if !index.decode_squares(i, &mut sq[..n])
-                    || index.encode_squares(&sq[..n]) != Some(i)
-                {
-                    continue;
+    let acc = index
+        .par_legal_positions()
+        .try_fold(Acc::default, |mut a, (i, pos)| -> Result<Acc, ProbeError> {
+            let turn = pos.turn();
+            let Some(v) = table.value(&pos)? else {
+                return Ok(a);
+            };
+            let weight = if index.is_symmetric_slot(i) && pos.mirrored() == pos {
+                1
+            } else {
+                2
+            };
+            let k = if turn == attacker { 0 } else { 1 };
+            let attacker_wins =
+                (v.is_win() && turn == attacker) || (v.is_loss() && turn != attacker);
+            let mut s = Shares {
+                positions: weight,
+                ..Shares::default()
+            };
+            if attacker_wins {
+                s.attacker_wins = weight;
+            } else if v == Value::Draw {
+                s.draws = weight;
+            } else {
+                s.defender_wins = weight;
+            }
+            a.all[k].add(&s);
+            let quiet = !pos.in_check() && !pos.legal_moves().iter().any(|&m| pos.is_capture(m));
+            if quiet {
+                a.quiet[k].add(&s);
+                let shown = || {
+                    if swap {
+                        pos.color_swapped().fen()
+                    } else {
+                        pos.fen()
+                    }
+                };
+                if !attacker_wins && a.not_won.len() < 3 {
+                    a.not_won.push(shown());
                 }
-                for turn in Color::ALL {
-                    let pos = index.position_of(&sq[..n], turn);
-                    if pos.is_in_check(turn.opponent()) {
-                        continue;
-                    }
-                    let Some(v) = table.value(&pos)? else {
-                        continue;
+                if attacker_wins {
+                    let d = match v {
+                        Value::Win(d) | Value::Loss(d) => d,
+                        _ => u16::MAX,
                     };
-                    let weight = if index.is_symmetric_slot(i) && pos.mirrored() == pos {
-                        1
-                    } else {
-                        2
-                    };
-                    let k = if turn == attacker { 0 } else { 1 };
-                    let attacker_wins =
-                        (v.is_win() && turn == attacker) || (v.is_loss() && turn != attacker);
-                    let mut s = Shares {
-                        positions: weight,
-                        ..Shares::default()
-                    };
-                    if attacker_wins {
-                        s.attacker_wins = weight;
-                    } else if v == Value::Draw {
-                        s.draws = weight;
-                    } else {
-                        s.defender_wins = weight;
-                    }
-                    a.all[k].add(&s);
-                    let quiet =
-                        !pos.in_check() && !pos.legal_moves().iter().any(|&m| pos.is_capture(m));
-                    if quiet {
-                        a.quiet[k].add(&s);
-                        let shown = || {
-                            if swap {
-                                pos.color_swapped().fen()
-                            } else {
-                                pos.fen()
-                            }
-                        };
-                        if !attacker_wins && a.not_won.len() < 3 {
-                            a.not_won.push(shown());
-                        }
-                        if attacker_wins {
-                            let d = match v {
-                                Value::Win(d) | Value::Loss(d) => d,
-                                _ => u16::MAX,
-                            };
-                            a.won.push((d, shown()));
-                            a.won.sort_by_key(|w| std::cmp::Reverse(w.0));
-                            a.won.truncate(3);
-                        }
-                    }
+                    a.won.push((d, shown()));
+                    a.won.sort_by_key(|w| std::cmp::Reverse(w.0));
+                    a.won.truncate(3);
                 }
             }
             Ok(a)

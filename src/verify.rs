@@ -9,7 +9,7 @@
 use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::probe::{ProbeError, Tablebase};
-use crate::rules::{Color, Position};
+use crate::rules::Position;
 use crate::value::Value;
 use rayon::prelude::*;
 use thiserror::Error;
@@ -67,51 +67,33 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
     // The WDL section is stored separately (its own codec); it must agree with every value.
     let wdl = table.file.load_wdl().map_err(ProbeError::from)?;
     let index = MaterialIndex::new(table.material);
-    let size = index.size();
-    let chunks = size.div_ceil(4096);
-    let counts: Result<Vec<u64>, VerifyError> = (0..chunks)
-        .into_par_iter()
-        .map(|c| {
-            let mut n = 0;
-            for i in c * 4096..((c + 1) * 4096).min(size) {
-                for turn in Color::ALL {
-                    let pos = match index.decode(i, turn) {
-                        Some(p) => p,
-                        None => continue,
-                    };
-                    if index.encode(&pos) != Some(i) || pos.validate().is_err() {
-                        continue;
-                    }
-                    let stored = table.stored(turn.index(), i).map_err(ProbeError::from)?;
-                    let expected = derive_value(tb, &pos)?;
-                    let wdl_ok = wdl[turn.index()][i as usize] == crate::table::wdl_code(stored);
-                    if Value::from_stored(stored) != Some(expected) || !wdl_ok {
-                        return Err(VerifyError::Mismatch {
-                            material: table.material.name(),
-                            fen: pos.fen(),
-                            stored: {
-                                let v = Value::from_stored(stored)
-                                    .map_or_else(|| format!("raw {stored:#x}"), |v| v.to_string());
-                                if wdl_ok {
-                                    v
-                                } else {
-                                    let code = wdl[turn.index()][i as usize];
-                                    format!(
-                                        "{v}, but the WDL section says {}",
-                                        ["loss", "draw", "win"].get(code as usize).unwrap_or(&"?")
-                                    )
-                                }
-                            },
-                            expected: expected.to_string(),
-                        });
-                    }
-                    n += 1;
-                }
+    let positions = index
+        .par_legal_positions()
+        .map(|(i, pos)| {
+            let turn = pos.turn();
+            let stored = table.stored(turn.index(), i).map_err(ProbeError::from)?;
+            let expected = derive_value(tb, &pos)?;
+            let code = wdl[turn.index()][i as usize];
+            let wdl_ok = code == crate::table::wdl_code(stored);
+            if Value::from_stored(stored) != Some(expected) || !wdl_ok {
+                let v = Value::from_stored(stored)
+                    .map_or_else(|| format!("raw {stored:#x}"), |v| v.to_string());
+                return Err(VerifyError::Mismatch {
+                    material: table.material.name(),
+                    fen: pos.fen(),
+                    stored: if wdl_ok {
+                        v
+                    } else {
+                        format!(
+                            "{v}, but the WDL section says {}",
+                            ["loss", "draw", "win"].get(code as usize).unwrap_or(&"?")
+                        )
+                    },
+                    expected: expected.to_string(),
+                });
             }
-            Ok(n)
+            Ok(1u64)
         })
-        .collect();
-    Ok(VerifyReport {
-        positions: counts?.iter().sum(),
-    })
+        .try_reduce(|| 0, |a, b| Ok(a + b))?;
+    Ok(VerifyReport { positions })
 }
