@@ -522,20 +522,26 @@ impl Solver<'_> {
         }
     }
 
+    /// The sides p whose opponent has a piece that can give check: only for those can the
+    /// rule change anything.
+    pub(super) fn sides_the_rule_can_favour(&self) -> Vec<Color> {
+        let material = self.index.material();
+        Color::ALL
+            .into_iter()
+            .filter(|p| {
+                Role::ALL
+                    .iter()
+                    .any(|&r| r.is_attacker() && material.count(p.opponent(), r) > 0)
+            })
+            .collect()
+    }
+
     /// Applies the perpetual-check rule to the draws left by the mate search and returns how
     /// many positions (slots) it changed per side to move.
     pub(crate) fn apply_perpetual_rule(&self) -> Result<RuleCounts, GenError> {
-        let material = self.index.material();
         let size = self.index.size();
         let mut counts: RuleCounts = [(0, 0); 2];
-        for p in Color::ALL {
-            let o = p.opponent();
-            let can_check = Role::ALL
-                .iter()
-                .any(|&r| r.is_attacker() && material.count(o, r) > 0);
-            if !can_check {
-                continue;
-            }
+        for p in self.sides_the_rule_can_favour() {
             let won = Fixpoint::solve(&Draws::new(self, p)?);
             self.mark_rule_results(
                 p,

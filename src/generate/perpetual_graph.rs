@@ -14,7 +14,7 @@
 use super::perpetual::{CHECKED, EXIT, P_TO_MOVE, RuleCounts};
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
-use crate::rules::{Color, Role};
+use crate::rules::Color;
 use crate::value::STORED_DRAW;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
@@ -416,16 +416,8 @@ impl Solver<'_> {
     /// Applies the perpetual-check rule to the draws left by the mate search and returns how
     /// many positions (slots) it changed per side to move.
     pub(crate) fn apply_perpetual_rule_graph(&self) -> Result<RuleCounts, GenError> {
-        let material = self.index.material();
         let mut counts: RuleCounts = [(0, 0); 2];
-        for p in Color::ALL {
-            let o = p.opponent();
-            let can_check = Role::ALL
-                .iter()
-                .any(|&r| r.is_attacker() && material.count(o, r) > 0);
-            if !can_check {
-                continue;
-            }
+        for p in self.sides_the_rule_can_favour() {
             let (ranks, graph) = self.draw_graph(p)?;
             let pass = Pass { graph };
             pass.run();
