@@ -458,9 +458,10 @@ impl DrawGame for Draws<'_, '_> {
 
     fn any_successor(&self, v: u64, mut f: impl FnMut(u64) -> bool) -> bool {
         self.with_position(v, |pos, near| {
-            let (side, slot) = self.side_and_slot(v);
-            let moves = pos.legal_moves_knowing_check(self.checked[side.index()].get(slot));
-            let next = side.opponent();
+            // Pseudo-legal moves are enough: an illegal move leaves the mover in check, an
+            // illegal position, which is no draw.
+            let moves = pos.pseudo_legal_moves();
+            let next = pos.turn().opponent();
             let index = self.solver.index;
             moves.iter().filter(|&&mv| !pos.is_capture(mv)).any(|&mv| {
                 let j = near.slot_after(index, mv.from, mv.to);
