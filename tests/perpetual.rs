@@ -212,7 +212,8 @@ fn the_bitmap_pass_equals_the_graph_pass_up_to_4_men() {
     both_passes_write_the_same_tables(&Material::all_up_to(4));
 }
 
-/// The 5-men sets whose rule pass changes the most positions (about 3 minutes).
+/// Three 5-men sets the rule changes much, with their sub-tables, by both passes (about 10
+/// minutes on 2 cores: the bitmap pass is the slow one).
 #[test]
 #[ignore]
 fn the_bitmap_pass_equals_the_graph_pass_on_5_men_sets() {
