@@ -7,9 +7,11 @@ fn canju() -> Command {
     Command::cargo_bin("canju").unwrap()
 }
 
-fn probe_json(dir: &std::path::Path, fen: &str) -> serde_json::Value {
+/// What `canju ARGS --json --dir DIR` prints, parsed; the command must succeed.
+fn json_of(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
     let out = canju()
-        .args(["probe", fen, "--json", "--dir"])
+        .args(args)
+        .args(["--json", "--dir"])
         .arg(dir)
         .output()
         .unwrap();
@@ -19,6 +21,10 @@ fn probe_json(dir: &std::path::Path, fen: &str) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn probe_json(dir: &std::path::Path, fen: &str) -> serde_json::Value {
+    json_of(&["probe", fen], dir)
 }
 
 #[test]
@@ -237,13 +243,7 @@ fn threads_past_the_cores_are_clamped_with_a_note() {
 }
 
 fn plan_json(dir: &std::path::Path, set: &str) -> serde_json::Value {
-    let out = canju()
-        .args(["plan", set, "--json", "--dir"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_of(&["plan", set], dir)
 }
 
 /// `plan` lists every missing set with its figures and totals that add up; `gen --json`

@@ -119,7 +119,7 @@ pub enum RulePass {
     /// The graph when it takes at most half of the memory available, else the bitmaps.
     #[default]
     Auto,
-    /// Bitmaps over the draws, moves generated when needed: about 10 bits a slot, several
+    /// Bitmaps over the draws, moves generated when needed: about 3 bytes a slot, several
     /// times slower than the graph (KRNKR: see the README).
     Bitmaps,
     /// An explicit graph of the draws' moves: about 90 bytes a draw, each step a scan.
@@ -237,11 +237,16 @@ pub fn generate_all_with(
     // the targets first, so the error names what the user asked for.
     let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
     let seconds = plan::plan_of_work(tb, targets, &order, &todo, threads).seconds;
-    let mut to_check: Vec<Material> = wanted.clone();
-    to_check.extend(order.iter().rev().filter(|m| !wanted.contains(m)));
-    let todo_of = |m: &Material| order.iter().zip(&todo).any(|(o, t)| o == m && *t);
-    for m in to_check.iter().filter(|m| todo_of(m)) {
-        check_fits(*m, tb.rules(), seconds)?;
+    let to_make: Vec<Material> = order
+        .iter()
+        .zip(&todo)
+        .filter(|(_, t)| **t)
+        .map(|(m, _)| *m)
+        .collect();
+    let targets_first = to_make.iter().filter(|m| wanted.contains(m));
+    let largest_first = to_make.iter().rev().filter(|m| !wanted.contains(m));
+    for &m in targets_first.chain(largest_first) {
+        check_fits(m, tb.rules(), seconds)?;
     }
     let mut reports = vec![];
     for (&m, &generate) in order.iter().zip(&todo) {
