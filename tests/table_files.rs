@@ -143,7 +143,8 @@ fn every_value_up_to_four_men_reads_back() {
     for m in sets {
         let solved = canju::generate::solve(&tb, m, &GenOptions::default())
             .unwrap()
-            .values;
+            .values
+            .into_stored();
         let table = tb.table(m).unwrap();
         for (side, values) in solved.iter().enumerate() {
             for (i, &v) in values.iter().enumerate() {

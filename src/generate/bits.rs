@@ -77,6 +77,28 @@ impl Bits {
             });
     }
 
+    /// As [`Bits::for_each_one`], stopping at the first error `f` returns.
+    pub(crate) fn try_for_each_one<S, E: Send>(
+        &self,
+        init: impl Fn() -> S + Sync + Send,
+        f: impl Fn(&mut S, u64) -> Result<(), E> + Sync + Send,
+    ) -> Result<(), E> {
+        self.words
+            .par_chunks(16)
+            .enumerate()
+            .try_for_each_init(init, |scratch, (c, chunk)| {
+                for (k, word) in chunk.iter().enumerate() {
+                    let mut w = word.load(Relaxed);
+                    let base = ((c * 16 + k) * 64) as u64;
+                    while w != 0 {
+                        f(scratch, base + w.trailing_zeros() as u64)?;
+                        w &= w - 1;
+                    }
+                }
+                Ok(())
+            })
+    }
+
     /// Makes this bitmap equal to `other`; true if any bit changed.
     pub(crate) fn copy_from(&self, other: &Bits) -> bool {
         self.words

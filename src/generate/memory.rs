@@ -7,8 +7,16 @@ use crate::material::Material;
 use crate::probe::RuleSet;
 use crate::rules::{Color, Role};
 
-/// Bytes a slot takes while generating, for each side to move: the stored value.
-const VALUE_BYTES: u64 = 2;
+/// Bytes a slot of the set being solved takes, for each side to move: its cell
+/// ([`super::Cells`]); the sweeps add a bitmap of candidates (1/8 byte a slot).
+const CELL_BYTES: u64 = 1;
+
+/// Bytes a slot of a sub-table takes, for each side to move, read whole for the captures.
+const SUB_VALUE_BYTES: u64 = 2;
+
+/// What writing adds, per slot: the compressed sections and the WDL coder's working arrays
+/// (measured on KRNKR: 0.7).
+const WRITE_BYTES_PER_SLOT: f64 = 0.75;
 
 /// Memory of the process before any table: code, thread stacks, buffers.
 const BASE_BYTES: u64 = 16 << 20;
@@ -20,7 +28,7 @@ const DRAW_SHARE: f64 = 0.4;
 /// The memory one generation holds in each phase, bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseMemory {
-    /// Initialising and the sweeps: the values of both sides to move, and every sub-table
+    /// Initialising and the sweeps: the cells of both sides to move, and every sub-table
     /// read whole.
     pub solve: u64,
     /// The perpetual-check pass with the bitmaps (0 when no pass runs).
@@ -28,7 +36,7 @@ pub struct PhaseMemory {
     /// The perpetual-check pass with the graph (0 when no pass runs), `DRAW_SHARE` of the
     /// slot-positions taken as draws.
     pub rule_graph: u64,
-    /// Writing: the values, the WDL codes of both sides, the sub-tables still cached.
+    /// Writing: the cells (turned into WDL codes where they are), the compressed sections.
     pub write: u64,
 }
 
@@ -40,10 +48,10 @@ impl PhaseMemory {
         let subs = m.subsets().iter().fold(0u64, |sum, s| {
             sum.saturating_add(MaterialIndex::new(*s).size())
         });
-        let values = own.saturating_mul(2 * VALUE_BYTES);
+        let cells = own.saturating_mul(2 * CELL_BYTES).saturating_add(own / 8);
         let solve = BASE_BYTES
-            .saturating_add(values)
-            .saturating_add(subs.saturating_mul(2 * VALUE_BYTES));
+            .saturating_add(cells)
+            .saturating_add(subs.saturating_mul(2 * SUB_VALUE_BYTES));
         let (rule_bitmaps, rule_graph) = if rules == RuleSet::Asian && can_check(m) {
             let bitmaps = (own as f64 * perpetual::BYTES_PER_SLOT).ceil() as u64;
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
@@ -52,7 +60,7 @@ impl PhaseMemory {
         } else {
             (0, 0)
         };
-        let write = solve.saturating_add(own.saturating_mul(2));
+        let write = solve.saturating_add((own as f64 * WRITE_BYTES_PER_SLOT) as u64);
         PhaseMemory {
             solve,
             rule_bitmaps,
@@ -102,7 +110,7 @@ pub fn memory_needed(m: Material, rules: RuleSet) -> u64 {
 /// [`GenError::TooLarge`] with the set's slots (a lower bound) and the memory it needs.
 pub fn refuse_if_too_large(m: Material, threads: usize) -> Result<(), GenError> {
     let slots = MaterialIndex::slots_lower_bound(m.canonical());
-    let need = slots.saturating_mul(2 * VALUE_BYTES as u128);
+    let need = slots.saturating_mul(2 * CELL_BYTES as u128);
     let avail = available_memory() as u128;
     if avail > 0 && need > avail / 10 * 9 {
         let seconds = super::plan::seconds_per_slot(threads) * slots as f64;

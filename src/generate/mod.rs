@@ -1,22 +1,28 @@
 //! Retrograde analysis: the exact value of every position of a material set.
 //!
-//! Per slot and side to move one `u16` (an atomic, so rayon threads can share the arrays):
-//! a decided distance (odd win, even loss), `DRAW`, `ILLEGAL`, or `0x8000 | c` for an
-//! undecided position with `c` successors (distinct slots reached by quiet moves) not yet
-//! known to be wins for the opponent.
+//! Per slot and side to move one byte ([`Cells`], atomic so that rayon threads share it): a
+//! distance to mate (odd win, even loss; the rare ones past 248 plies in a side map) or a
+//! marker: illegal, undecided, undecided but saved from losing by a drawing capture, draw.
+//! No successor counters: a position that may have just lost is verified by generating its
+//! moves (forward verification, as Syzygy's and xiangqitb's generators do).
 //!
 //! 1. *Initialise*: decode every slot, mark illegal ones; a position without legal moves is
 //!    `Loss(0)`; captures are looked up in the sub-tables (through the same [`Tablebase`] users
-//!    probe): a capture into a lost position makes a tentative win; if every move is a capture,
-//!    the value is final.
+//!    probe): a capture into a lost position makes a tentative win, one into a draw means the
+//!    position never loses; if every move is a capture, the value is final.
 //! 2. *Sweep* by distance n = 0, 1, 2...: positions whose value is n are final. For a loss, each
 //!    predecessor (un-moves without un-captures) becomes a win in n+1 unless it already wins as
-//!    fast. For a win, each predecessor's counter drops by one; at zero every quiet move of that
-//!    predecessor loses, and its value is a loss one ply longer than its longest alternative
-//!    (quiet moves at most n, captures as looked up), or a draw if a capture draws.
+//!    fast. For a win, each undecided predecessor becomes a candidate; once per level each
+//!    candidate's quiet moves are generated, and if all of them now lose (wins of at most n
+//!    plies for the opponent), it is a loss one ply longer than its longest alternative
+//!    (n, or a capture's as looked up).
 //! 3. What is still undecided is a draw.
+//! 4. Under `asian`, the perpetual-check pass ([`perpetual`], [`perpetual_graph`]) turns some
+//!    draws into results by the rule.
+//! 5. The writer reads the cells block by block and turns them into WDL codes where they are.
 
 mod bits;
+mod cells;
 mod memory;
 mod perpetual;
 mod perpetual_graph;
@@ -26,9 +32,11 @@ mod progress;
 use crate::index::{MAX_MEN, MaterialIndex};
 use crate::material::Material;
 use crate::probe::{ProbeError, RuleSet, Table, Tablebase};
-use crate::rules::{Color, Move, Position, Role, Square};
-use crate::table::{self, SideStats, TableError};
-use crate::value::{STORED_DRAW, STORED_ILLEGAL, Value};
+use crate::rules::{Color, Move, MoveList, Position, Role, Square};
+use crate::table::{self, SideStats, TableError, ValueSource};
+use crate::value::{STORED_ILLEGAL, Value};
+use bits::Bits;
+pub use cells::Cells;
 use memory::check_fits;
 pub use memory::{available_memory, memory_needed, peak_memory, refuse_if_too_large};
 pub use plan::{Plan, SetPlan, plan};
@@ -38,14 +46,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use thiserror::Error;
-
-const UNDECIDED: u16 = 0x8000;
-const COUNTER_MASK: u16 = 0x3FFF;
-
-#[inline]
-fn is_undecided(v: u16) -> bool {
-    v & 0xC000 == UNDECIDED
-}
 
 /// Why generation failed.
 #[derive(Debug, Error)]
@@ -175,11 +175,10 @@ pub struct PhaseTimes {
 }
 
 /// The values of every slot of a set, as [`solve`] leaves them.
-#[derive(Clone, Debug)]
 pub struct Solved {
-    /// Stored value of every slot for red and for black to move (`0xFFFF` for slots without
-    /// a legal position).
-    pub values: [Vec<u16>; 2],
+    /// The value of every slot for red and for black to move, one byte a position
+    /// ([`Cells::into_stored`] gives the stored form).
+    pub values: Cells,
     /// Time spent per phase (`write` is 0).
     pub phases: PhaseTimes,
 }
@@ -332,7 +331,7 @@ struct Solver<'a> {
     index: &'a MaterialIndex,
     /// Sub-table by captured piece: [victim colour][role].
     subs: [[Option<SubTable>; 7]; 2],
-    values: [Vec<AtomicU16>; 2],
+    cells: Cells,
     max_assigned: AtomicU16,
 }
 
@@ -363,76 +362,75 @@ impl Solver<'_> {
         Ok(if v.is_by_rule() { Value::Draw } else { v })
     }
 
-    /// Initial stored values of slot `i` (red to move, black to move).
-    fn initial_pair(&self, i: u64, succ: &mut Vec<u64>) -> Result<[u16; 2], GenError> {
+    /// Sets both cells of slot `i` (red and black to move) from the positions' own moves.
+    fn start_slot(&self, i: u64) -> Result<(), GenError> {
         let mut sq = [0u8; MAX_MEN];
         let n = self.index.layout().len();
         let sq = &mut sq[..n];
         if !self.index.decode_squares(i, sq) || self.index.encode_squares(sq) != Some(i) {
-            return Ok([STORED_ILLEGAL; 2]);
+            for side in 0..2 {
+                self.cells.set_marker(side, i, cells::ILLEGAL);
+            }
+            return Ok(());
         }
         let mut pos = self.index.position_of(sq, Color::Red);
         // Each side's check status serves twice: legality with the other side to move, and
         // the move generator with this side to move.
         let checked = Color::ALL.map(|c| pos.is_in_check(c));
-        let red = self.initial(&pos, checked, sq, succ)?;
-        pos.set_turn(Color::Black);
-        let black = self.initial(&pos, checked, sq, succ)?;
-        Ok([red, black])
+        for turn in Color::ALL {
+            pos.set_turn(turn);
+            match self.first_value(&pos, checked)? {
+                First::Marker(m) => self.cells.set_marker(turn.index(), i, m),
+                First::Distance(d) => {
+                    self.note_assigned(d);
+                    self.cells.set_distance(turn.index(), i, d);
+                }
+            }
+        }
+        Ok(())
     }
 
-    /// Initial stored value of `pos`, whose pieces stand on the square list `sq`; `checked`
-    /// says which generals are attacked.
-    fn initial(
-        &self,
-        pos: &Position,
-        checked: [bool; 2],
-        sq: &mut [u8],
-        succ: &mut Vec<u64>,
-    ) -> Result<u16, GenError> {
+    /// The first value of `pos` from its own moves; `checked` says which generals are
+    /// attacked.
+    fn first_value(&self, pos: &Position, checked: [bool; 2]) -> Result<First, GenError> {
         let turn = pos.turn();
         if checked[turn.opponent().index()] {
-            return Ok(STORED_ILLEGAL);
+            return Ok(First::Marker(cells::ILLEGAL));
         }
         let moves = pos.legal_moves_knowing_check(checked[turn.index()]);
         if moves.is_empty() {
-            return Ok(0);
+            return Ok(First::Distance(0));
         }
-        let mut near = Neighbours::new(self.index, sq);
-        succ.clear();
-        let mut best_win: Option<u16> = None;
+        let (mut best_win, mut can_draw, mut any_quiet, mut longest) = (None, false, false, 0);
         for &mv in moves.iter() {
-            if pos.is_capture(mv) {
-                if let Value::Loss(n) = self.capture_value(pos, mv)? {
-                    best_win = Some(best_win.map_or(n + 1, |b| b.min(n + 1)));
-                }
-            } else {
-                succ.push(near.slot_after(self.index, mv.from, mv.to));
+            if !pos.is_capture(mv) {
+                any_quiet = true;
+                continue;
+            }
+            match self.capture_value(pos, mv)? {
+                Value::Loss(n) => best_win = Some(best_win.map_or(n + 1, |b: u16| b.min(n + 1))),
+                Value::Draw => can_draw = true,
+                Value::Win(n) => longest = longest.max(n),
+                Value::WinByRule | Value::LossByRule => unreachable!("read as draws"),
             }
         }
-        if let Some(w) = best_win {
-            return Ok(w);
-        }
-        succ.sort_unstable();
-        succ.dedup();
-        if succ.is_empty() {
-            return self.final_loss_or_draw(pos, 0);
-        }
-        Ok(UNDECIDED | succ.len() as u16)
+        Ok(match best_win {
+            Some(w) => First::Distance(w),
+            None if can_draw => First::Marker(cells::CAN_DRAW),
+            None if !any_quiet => First::Distance(longest + 1),
+            None => First::Marker(cells::UNDECIDED),
+        })
     }
 
-    /// Value of a position whose quiet moves all lose (the longest taking `quiet_max` plies
-    /// for the opponent's win), from its captures: a draw if one draws, else a loss.
-    fn final_loss_or_draw(&self, pos: &Position, quiet_max: u16) -> Result<u16, GenError> {
+    /// Length of the loss of `pos`, whose quiet moves all lose (the longest taking
+    /// `quiet_max` plies for the opponent's win) and whose captures all lose.
+    fn loss_length(&self, pos: &Position, quiet_max: u16) -> Result<u16, GenError> {
         let mut longest = quiet_max;
         for &mv in pos.legal_moves().iter() {
             if pos.is_capture(mv) {
                 match self.capture_value(pos, mv)? {
-                    Value::Draw => return Ok(STORED_DRAW),
                     Value::Win(n) => longest = longest.max(n),
-                    Value::Loss(_) | Value::WinByRule | Value::LossByRule => {
-                        unreachable!("captures into losses make wins; rule results read as draws")
-                    }
+                    _ => unreachable!("a position with a capture that does not lose is decided"),
                 }
             }
         }
@@ -445,15 +443,14 @@ impl Solver<'_> {
         if asked != RulePass::Auto {
             return asked;
         }
-        let draws: u64 = self
-            .values
-            .iter()
-            .map(|side| {
-                side.par_iter()
-                    .filter(|v| v.load(Relaxed) == STORED_DRAW)
-                    .count() as u64
+        let draws = (0..2 * self.index.size())
+            .into_par_iter()
+            .filter(|&k| {
+                self.cells
+                    .raw((k / self.index.size()) as usize, k % self.index.size())
+                    == cells::DRAW
             })
-            .sum();
+            .count() as u64;
         let avail = available_memory();
         if avail == 0 || draws * perpetual_graph::BYTES_PER_DRAW <= avail / 2 {
             RulePass::Graph
@@ -466,8 +463,10 @@ impl Solver<'_> {
         self.max_assigned.fetch_max(v, Relaxed);
     }
 
-    /// Processes slot `i` (side `turn`), whose final value is `n`.
-    fn propagate(&self, i: u64, turn: Color, n: u16, preds: &mut Vec<u64>) -> Result<(), GenError> {
+    /// Processes slot `i` (side `turn`), whose final value is `n`: if it loses, its
+    /// predecessors win in n + 1; if it wins, its undecided predecessors join `candidates`
+    /// (they may lose now).
+    fn propagate(&self, i: u64, turn: Color, n: u16, candidates: &Bits, preds: &mut Vec<u64>) {
         let mut sq = [0u8; MAX_MEN];
         let sq = &mut sq[..self.index.layout().len()];
         self.index.decode_squares(i, sq);
@@ -477,64 +476,82 @@ impl Solver<'_> {
         pos.for_each_unmove(&[], |um, _| {
             preds.push(near.slot_after(self.index, um.mv.to, um.mv.from));
         });
-        preds.sort_unstable();
-        preds.dedup();
-        let them = turn.opponent();
-        let vals = &self.values[them.index()];
+        let them = turn.opponent().index();
         for &j in preds.iter() {
-            let cell = &vals[j as usize];
             if n.is_multiple_of(2) {
-                // We lose in n: the predecessor wins in n + 1.
-                let win = n + 1;
-                let mut cur = cell.load(Relaxed);
-                loop {
-                    let better = is_undecided(cur) || (cur % 2 == 1 && cur < 0x8000 && cur > win);
-                    if !better {
-                        break;
-                    }
-                    match cell.compare_exchange_weak(cur, win, Relaxed, Relaxed) {
-                        Ok(_) => {
-                            self.note_assigned(win);
-                            break;
-                        }
-                        Err(c) => cur = c,
-                    }
+                if self.cells.improve_win(them, j, n + 1) {
+                    self.note_assigned(n + 1);
                 }
-            } else {
-                // We win in n: one fewer escape for the predecessor.
-                let mut cur = cell.load(Relaxed);
-                loop {
-                    if !is_undecided(cur) {
-                        break;
-                    }
-                    let left = cur & COUNTER_MASK;
-                    if left > 1 {
-                        match cell.compare_exchange_weak(cur, cur - 1, Relaxed, Relaxed) {
-                            Ok(_) => break,
-                            Err(c) => cur = c,
-                        }
-                        continue;
-                    }
-                    // Last escape gone: this thread owns the slot's final value.
-                    let p = self
-                        .index
-                        .decode(j, them)
-                        .expect("legal predecessor decodes");
-                    let v = self.final_loss_or_draw(&p, n)?;
-                    match cell.compare_exchange(cur, v, Relaxed, Relaxed) {
-                        Ok(_) => {
-                            if v != STORED_DRAW {
-                                self.note_assigned(v);
-                            }
-                            break;
-                        }
-                        Err(c) => cur = c,
-                    }
-                }
+            } else if self.cells.raw(them, j) == cells::UNDECIDED {
+                candidates.set(j);
             }
+        }
+    }
+
+    /// Settles candidate `j` (`side` to move) as a loss if its moves now all lose.
+    fn settle_candidate(&self, j: u64, side: Color, n: u16) -> Result<(), GenError> {
+        if let Some(l) = self.loss_after_win(j, side, n)?
+            && self.cells.settle_loss(side.index(), j, l)
+        {
+            self.note_assigned(l);
         }
         Ok(())
     }
+
+    /// The loss of slot `j` (`side` to move) if every quiet move of it now leads to a win
+    /// of at most `n` plies for the opponent (forward verification: its moves are generated
+    /// and looked up), else `None`.
+    fn loss_after_win(&self, j: u64, side: Color, n: u16) -> Result<Option<u16>, GenError> {
+        let mut sq = [0u8; MAX_MEN];
+        let sq = &mut sq[..self.index.layout().len()];
+        self.index.decode_squares(j, sq);
+        let pos = self.index.position_of(sq, side);
+        let next = side.opponent().index();
+        let mut ours = [Square::from_index_unchecked(0); MAX_MEN];
+        let mut count = 0;
+        for &s in sq.iter() {
+            let from = Square::from_index_unchecked(s);
+            if pos.piece_at(from).is_some_and(|p| p.color == side) {
+                ours[count] = from;
+                count += 1;
+            }
+        }
+        let mut near = Neighbours::new(self.index, sq);
+        // Pseudo-legal moves are enough: an illegal one leads to an illegal slot. They are
+        // made piece by piece, so that the first move that does not lose ends the search.
+        let mut moves = MoveList::new();
+        for &from in &ours[..count] {
+            moves.clear();
+            pos.pseudo_legal_moves_from(from, &mut moves);
+            for &mv in moves.iter() {
+                if pos.is_capture(mv) {
+                    continue;
+                }
+                let k = near.slot_after(self.index, mv.from, mv.to);
+                let lost = match self.cells.raw(next, k) {
+                    cells::ILLEGAL => true,
+                    c if c <= cells::MAX_INLINE => c % 2 == 1 && c as u16 <= n,
+                    cells::BIG => self
+                        .cells
+                        .distance(next, k)
+                        .is_some_and(|d| d % 2 == 1 && d <= n),
+                    _ => false,
+                };
+                if !lost {
+                    return Ok(None);
+                }
+            }
+        }
+        self.loss_length(&pos, n).map(Some)
+    }
+}
+
+/// A position's first value, before the sweeps.
+enum First {
+    /// A marker of [`cells`].
+    Marker(u8),
+    /// A distance: final for losses, the best known for wins.
+    Distance(u16),
 }
 
 /// A position's square list, ready to give the slots of positions one piece-move away (moves
@@ -596,7 +613,7 @@ pub fn generate_one(
     let written = Instant::now();
     let bar = Phase::new(opts.progress, &name, "write", 1);
     let index = MaterialIndex::new(material);
-    let stats = Color::ALL.map(|turn| side_stats(&index, &values[turn.index()], turn));
+    let stats = Color::ALL.map(|turn| side_stats(&index, &values, turn));
     let path = tb.path_of(material);
     let file_bytes = table::write_table(&path, tb.rules().name(), &name, values, stats.clone())?;
     tb.forget(material);
@@ -636,24 +653,15 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     let solver = Solver {
         index: &index,
         subs,
-        values: [
-            (0..size).map(|_| AtomicU16::new(0)).collect(),
-            (0..size).map(|_| AtomicU16::new(0)).collect(),
-        ],
+        cells: Cells::new(size),
         max_assigned: AtomicU16::new(0),
     };
 
     // 1. Initialise.
     let bar = Phase::new(opts.progress, &name, "init", size * 2);
-    par_chunks(size).try_for_each_init(Vec::new, |succ, range| {
+    par_chunks(size).try_for_each(|range| {
         for i in range.clone() {
-            let pair = solver.initial_pair(i, succ)?;
-            for (turn, v) in pair.into_iter().enumerate() {
-                if !is_undecided(v) && v != STORED_ILLEGAL && v != STORED_DRAW {
-                    solver.note_assigned(v);
-                }
-                solver.values[turn][i as usize].store(v, Relaxed);
-            }
+            solver.start_slot(i)?;
         }
         bar.inc(2 * (range.end - range.start));
         Ok::<(), GenError>(())
@@ -664,19 +672,32 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     // 2. Sweep by distance.
     let bar = Phase::new(opts.progress, &name, "sweep", 0);
     let decided = AtomicU64::new(0);
+    let candidates = Bits::new(size);
     let mut n: u16 = 0;
     while n <= solver.max_assigned.load(Relaxed) {
         for turn in Color::ALL {
-            par_chunks(size).try_for_each_init(Vec::new, |preds, range| {
-                let vals = &solver.values[turn.index()];
-                for i in range {
-                    if vals[i as usize].load(Relaxed) == n {
-                        decided.fetch_add(1, Relaxed);
-                        solver.propagate(i, turn, n, preds)?;
+            let side = turn.index();
+            let visit = |i: u64, preds: &mut Vec<u64>| {
+                decided.fetch_add(1, Relaxed);
+                solver.propagate(i, turn, n, &candidates, preds);
+            };
+            if n <= cells::MAX_INLINE as u16 {
+                par_chunks(size).for_each_init(Vec::new, |preds, range| {
+                    for i in range.filter(|&i| solver.cells.raw(side, i) == n as u8) {
+                        visit(i, preds);
                     }
-                }
-                Ok::<(), GenError>(())
-            })?;
+                });
+            } else {
+                let at_n = solver.cells.big_at(side, n);
+                at_n.par_iter()
+                    .for_each_init(Vec::new, |preds, &i| visit(i, preds));
+            }
+            if n % 2 == 1 {
+                // Each candidate is verified once, however many of its moves just lost.
+                let them = turn.opponent();
+                candidates.try_for_each_one(|| (), |_, j| solver.settle_candidate(j, them, n))?;
+                candidates.clear_all();
+            }
         }
         bar.sweep(n, decided.load(Relaxed));
         n += 1;
@@ -684,13 +705,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     bar.finish();
 
     // 3. What is still undecided is drawn.
-    solver.values.par_iter().for_each(|side| {
-        side.par_iter().for_each(|a| {
-            if is_undecided(a.load(Relaxed)) {
-                a.store(STORED_DRAW, Relaxed);
-            }
-        })
-    });
+    solver.cells.settle_draws();
 
     phases.sweep = clock.elapsed().as_secs_f64() - phases.init;
 
@@ -707,16 +722,14 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     }
     phases.rule = clock.elapsed().as_secs_f64() - phases.init - phases.sweep;
     Ok(Solved {
-        values: solver
-            .values
-            .map(|side| side.into_iter().map(AtomicU16::into_inner).collect()),
+        values: solver.cells,
         phases,
     })
 }
 
 /// Counts over legal positions as a player sees them: a slot stands for two positions (itself
 /// and its mirror image) unless the position is its own mirror image.
-pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideStats {
+pub fn side_stats(index: &MaterialIndex, values: &impl ValueSource, turn: Color) -> SideStats {
     #[derive(Default)]
     struct Acc {
         s: SideStats,
@@ -729,7 +742,7 @@ pub fn side_stats(index: &MaterialIndex, values: &[u16], turn: Color) -> SideSta
         .map(|range| {
             let mut a = Acc::default();
             for i in range {
-                let v = values[i as usize];
+                let v = values.stored(turn.index(), i);
                 let value = match Value::from_stored(v) {
                     Some(x) if v != STORED_ILLEGAL => x,
                     _ => continue,

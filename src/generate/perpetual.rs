@@ -28,12 +28,12 @@
 //! mate.
 
 use super::bits::Bits;
+use super::cells;
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
 use crate::rules::{Color, Position, Role};
-use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
+use crate::value::{STORED_DRAW, Value};
 use rayon::prelude::*;
-use std::sync::atomic::Ordering::Relaxed;
 
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
@@ -389,7 +389,7 @@ impl<'s, 'a> Draws<'s, 'a> {
     }
 
     fn is_draw(&self, side: Color, slot: u64) -> bool {
-        self.solver.values[side.index()][slot as usize].load(Relaxed) == STORED_DRAW
+        self.solver.cells.raw(side.index(), slot) == cells::DRAW
     }
 
     /// True if some move of draw `pos` (on squares `sq`) leaves the draws for a result that
@@ -403,7 +403,7 @@ impl<'s, 'a> Draws<'s, 'a> {
                 self.solver.capture_value_raw(pos, mv)?.to_stored()
             } else {
                 let j = near.slot_after(self.solver.index, mv.from, mv.to);
-                let v = self.solver.values[next.index()][j as usize].load(Relaxed);
+                let v = self.solver.cells.stored(next.index(), j);
                 if v == STORED_DRAW {
                     continue;
                 }
@@ -508,15 +508,14 @@ impl Solver<'_> {
     ) {
         for side in Color::ALL {
             let marker = if side == p {
-                STORED_RULE_WIN
+                cells::RULE_WIN
             } else {
-                STORED_RULE_LOSS
+                cells::RULE_LOSS
             };
-            let n = self.values[side.index()]
-                .par_iter()
-                .enumerate()
-                .filter(|(i, _)| won(side, *i as u64))
-                .map(|(_, cell)| cell.store(marker, Relaxed))
+            let n = (0..self.index.size())
+                .into_par_iter()
+                .filter(|&i| won(side, i))
+                .map(|i| self.cells.set_marker(side.index(), i, marker))
                 .count() as u64;
             if side == p {
                 counts[side.index()].0 += n;

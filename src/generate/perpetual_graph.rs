@@ -11,11 +11,11 @@
 //! rather than a fresh move generation.
 //!
 
+use super::cells::{Cells, DRAW};
 use super::perpetual::{CHECKED, EXIT, P_TO_MOVE, RuleCounts};
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
 use crate::rules::Color;
-use crate::value::STORED_DRAW;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
@@ -40,12 +40,13 @@ struct DrawRank {
 }
 
 impl DrawRank {
-    fn new(values: &[std::sync::atomic::AtomicU16], base: u64) -> Self {
-        let bits: Vec<u64> = values
-            .par_chunks(64)
+    fn new(cells: &Cells, side: usize, base: u64) -> Self {
+        let size = cells.size();
+        let bits: Vec<u64> = (0..size.div_ceil(64))
+            .into_par_iter()
             .map(|w| {
-                w.iter().enumerate().fold(0u64, |acc, (k, v)| {
-                    acc | (((v.load(Relaxed) == STORED_DRAW) as u64) << k)
+                (w * 64..(w * 64 + 64).min(size)).fold(0u64, |acc, i| {
+                    acc | (((cells.raw(side, i) == DRAW) as u64) << (i % 64))
                 })
             })
             .collect();
@@ -155,8 +156,8 @@ impl DrawGraph {
 impl Solver<'_> {
     /// The current draws of both sides, ranked; refuses if their graph cannot fit in memory.
     fn draw_ranks(&self) -> Result<[DrawRank; 2], GenError> {
-        let red = DrawRank::new(&self.values[0], 0);
-        let black = DrawRank::new(&self.values[1], red.count as u64);
+        let red = DrawRank::new(&self.cells, 0, 0);
+        let black = DrawRank::new(&self.cells, 1, red.count as u64);
         let draws = red.count as u64 + black.count as u64;
         let need = draws * BYTES_PER_DRAW;
         let avail = super::available_memory();
@@ -247,7 +248,7 @@ impl Solver<'_> {
                         succ.push(u);
                         continue;
                     }
-                    None => self.values[next.index()][j as usize].load(Relaxed),
+                    None => self.cells.stored(next.index(), j),
                 }
             };
             // A move out of the draws: p wins there or does not.

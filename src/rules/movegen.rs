@@ -28,6 +28,12 @@ impl MoveList {
         }
     }
 
+    /// Empties the list.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     #[inline]
     fn push(&mut self, mv: Move) {
         if self.len < MoveList::CAPACITY {
@@ -238,6 +244,14 @@ impl Position {
             }
         }
         list
+    }
+
+    /// Appends to `list` the pseudo-legal moves of the piece on `from` (none for an empty
+    /// point).
+    pub(crate) fn pseudo_legal_moves_from(&self, from: Square, list: &mut MoveList) {
+        if let Some(p) = self.board[from.index()] {
+            self.piece_moves(from, p, list);
+        }
     }
 
     #[inline]

@@ -334,6 +334,37 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
     }
 }
 
+/// The stored values of both sides to move, as the writer reads them: whole arrays, or the
+/// generator's cells of one byte a position.
+pub trait ValueSource: Sync {
+    /// Slots per side to move.
+    fn slots(&self) -> u64;
+
+    /// Stored value of `slot` with side `side` (0 red, 1 black) to move.
+    fn stored(&self, side: usize, slot: u64) -> u16;
+
+    /// Consumes the values into the WDL code ([`wdl_code`]) of every slot of each side, a slot
+    /// without a legal position taking the code of the slot before it (a draw at the start).
+    fn into_wdl_codes(self) -> [Vec<u8>; 2];
+}
+
+impl ValueSource for [Vec<u16>; 2] {
+    fn slots(&self) -> u64 {
+        self[0].len() as u64
+    }
+
+    fn stored(&self, side: usize, slot: u64) -> u16 {
+        self[side][slot as usize]
+    }
+
+    fn into_wdl_codes(self) -> [Vec<u8>; 2] {
+        self.map(|mut side| {
+            fill_dont_care(&mut side);
+            side.into_iter().map(wdl_code).collect()
+        })
+    }
+}
+
 /// Replaces illegal markers by the previous value so they compress away.
 fn fill_dont_care(values: &mut [u16]) {
     let mut last = STORED_DRAW;
@@ -344,6 +375,24 @@ fn fill_dont_care(values: &mut [u16]) {
             last = *v;
         }
     }
+}
+
+/// The values of `slots` of one side, illegal slots filled as [`fill_dont_care`] fills them.
+fn filled_block(values: &impl ValueSource, side: usize, slots: std::ops::Range<u64>) -> Vec<u16> {
+    let mut last = (0..slots.start)
+        .rev()
+        .map(|i| values.stored(side, i))
+        .find(|&v| v != STORED_ILLEGAL)
+        .unwrap_or(STORED_DRAW);
+    slots
+        .map(|i| match values.stored(side, i) {
+            STORED_ILLEGAL => last,
+            v => {
+                last = v;
+                v
+            }
+        })
+        .collect()
 }
 
 /// 0 loss, 1 draw, 2 win for a stored value (results by rule count as wins and losses).
@@ -379,14 +428,20 @@ fn dtm_from_byte(b: u8) -> u16 {
     }
 }
 
-fn compress(bytes: &[u8], dictionary: Option<&zstd::dict::EncoderDictionary>) -> Vec<u8> {
-    let mut c = match dictionary {
-        Some(d) => zstd::bulk::Compressor::with_prepared_dictionary(d),
-        None => zstd::bulk::Compressor::new(ZSTD_LEVEL),
-    }
-    .expect("zstd compressor");
+/// A zstd compressor for DTM blocks with `dictionary` (none if empty), reused from block to
+/// block so that the dictionary is loaded once a thread.
+fn compressor(dictionary: &[u8]) -> zstd::bulk::Compressor<'static> {
+    let mut c =
+        zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, dictionary).expect("zstd compressor");
     c.include_checksum(true).expect("zstd checksum flag");
-    c.compress(bytes).expect("in-memory zstd compression")
+    c
+}
+
+/// One zstd frame, in a vector no larger than it (the compressor allocates the worst case).
+fn compress(c: &mut zstd::bulk::Compressor, bytes: &[u8]) -> Vec<u8> {
+    let mut frame = c.compress(bytes).expect("in-memory zstd compression");
+    frame.shrink_to_fit();
+    frame
 }
 
 /// Sections with fewer blocks are compressed without a dictionary: on the 4-men sets
@@ -419,17 +474,16 @@ fn train_dictionary(blocks: usize, raw: impl Fn(usize) -> Vec<u8> + Sync) -> Opt
     let sample_bytes: usize = samples.iter().map(|s| s.len()).sum();
     let dict =
         zstd::dict::from_samples(&samples, DICTIONARY_MAX_BYTES.min(sample_bytes / 16)).ok()?;
-    let prepared = zstd::dict::EncoderDictionary::copy(&dict, ZSTD_LEVEL);
     let trial: Vec<usize> = spread(blocks, DICTIONARY_TRIAL_BLOCKS).collect();
     let (without, with): (usize, usize) = trial
         .par_iter()
-        .map(|&k| {
-            let b = raw(k);
-            (
-                compress(&b, None).len(),
-                compress(&b, Some(&prepared)).len(),
-            )
-        })
+        .map_init(
+            || (compressor(&[]), compressor(&dict)),
+            |(plain, with_dict), &k| {
+                let b = raw(k);
+                (compress(plain, &b).len(), compress(with_dict, &b).len())
+            },
+        )
         .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
     let scale = blocks as f64 / trial.len() as f64;
     let saving = (without as f64 - with as f64) * scale;
@@ -465,34 +519,35 @@ struct Compressed {
 }
 
 /// Compresses both sides of one section.
-fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8, codec: Codec) -> Compressed {
-    use rayon::prelude::*;
-    let chunks: Vec<&[u16]> = filled
-        .iter()
-        .flat_map(|side| side.chunks(block as usize))
-        .collect();
-    if codec == Codec::Lzh {
-        let raw: Vec<Vec<u8>> = filled
-            .par_iter()
-            .map(|side| side.iter().map(|&v| wdl_code(v)).collect())
-            .collect();
-        let (codes, blocks) = lzh::compress(&[&raw[0], &raw[1]]);
-        return Compressed {
-            counts: blocks.iter().map(|b| b.values).collect(),
-            splits: blocks.iter().map(|b| b.split).collect(),
-            blocks: blocks.into_iter().map(|b| b.bytes).collect(),
-            dictionary: vec![],
-            codes,
-        };
+fn compress_wdl(codes: [Vec<u8>; 2]) -> Compressed {
+    let (codes, blocks) = lzh::compress(&[&codes[0], &codes[1]]);
+    Compressed {
+        counts: blocks.iter().map(|b| b.values).collect(),
+        splits: blocks.iter().map(|b| b.split).collect(),
+        blocks: blocks.into_iter().map(|b| b.bytes).collect(),
+        dictionary: vec![],
+        codes,
     }
+}
+
+/// The DTM section's blocks of `block` values, `value_bytes` bytes each, in zstd frames.
+fn compress_dtm(values: &impl ValueSource, block: u32, value_bytes: u8) -> Compressed {
+    use rayon::prelude::*;
+    let per_side = values.slots().div_ceil(block as u64);
+    let slots_of = |k: usize| {
+        let start = (k as u64 % per_side) * block as u64;
+        start..(start + block as u64).min(values.slots())
+    };
     // Each block's raw bytes are made when it is compressed, never all at once.
-    let raw = |k: usize| block_bytes(chunks[k], value_bytes);
-    let dictionary = train_dictionary(chunks.len(), raw).unwrap_or_default();
-    let prepared = (!dictionary.is_empty())
-        .then(|| zstd::dict::EncoderDictionary::copy(&dictionary, ZSTD_LEVEL));
-    let blocks = (0..chunks.len())
+    let raw = |k: usize| {
+        let side = (k as u64 / per_side) as usize;
+        block_bytes(&filled_block(values, side, slots_of(k)), value_bytes)
+    };
+    let blocks = 2 * per_side as usize;
+    let dictionary = train_dictionary(blocks, raw).unwrap_or_default();
+    let blocks = (0..blocks)
         .into_par_iter()
-        .map(|k| compress(&raw(k), prepared.as_ref()))
+        .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
         .collect();
     Compressed {
         blocks,
@@ -500,6 +555,41 @@ fn compress_section(filled: [&[u16]; 2], block: u32, value_bytes: u8, codec: Cod
         codes: vec![],
         counts: vec![],
         splits: vec![],
+    }
+}
+
+/// Appends `c`'s blocks to `payload` and describes them.
+fn append_section(
+    payload: &mut Vec<u8>,
+    mut c: Compressed,
+    block_values: u32,
+    value_bytes: u8,
+    codec: Codec,
+) -> Section {
+    let start = payload.len();
+    let mut offsets = vec![start as u64];
+    for b in &c.blocks {
+        payload.extend_from_slice(b);
+        offsets.push(payload.len() as u64);
+    }
+    let (mut block_splits, mut chunk_sums) = (vec![], vec![]);
+    if codec == Codec::Lzh {
+        block_splits = std::mem::take(&mut c.splits);
+        chunk_sums = payload[start..].chunks(CHECK_CHUNK).map(xxh3_64).collect();
+        offsets = vec![start as u64, payload.len() as u64];
+    }
+    Section {
+        block_values,
+        value_bytes,
+        offsets,
+        checksum: xxh3_64(&payload[start..]),
+        dictionary: c.dictionary,
+        codec,
+        codes: c.codes,
+        block_counts: c.counts,
+        block_sizes: vec![],
+        block_splits,
+        chunk_sums,
     }
 }
 
@@ -514,7 +604,7 @@ pub fn write_table(
     path: &Path,
     rules: &str,
     material: &str,
-    values: [Vec<u16>; 2],
+    values: impl ValueSource,
     stats: [SideStats; 2],
 ) -> Result<u64, TableError> {
     write_table_reusing(path, rules, material, values, stats, None)
@@ -527,58 +617,38 @@ fn write_table_reusing(
     path: &Path,
     rules: &str,
     material: &str,
-    mut values: [Vec<u16>; 2],
+    values: impl ValueSource,
     stats: [SideStats; 2],
     reuse: Option<(&Section, &[u8])>,
 ) -> Result<u64, TableError> {
-    let slots = values[0].len() as u64;
-    // In place: no second copy of the values.
-    values.iter_mut().for_each(|side| fill_dont_care(side));
-    let sides = [&values[0][..], &values[1][..]];
-    let longest = sides
-        .iter()
-        .flat_map(|s| s.iter())
-        .filter(|&&v| v <= MAX_DISTANCE)
+    use rayon::prelude::*;
+    let slots = values.slots();
+    let longest = (0..2 * slots)
+        .into_par_iter()
+        .map(|k| values.stored((k / slots.max(1)) as usize, k % slots.max(1)))
+        .filter(|&v| v <= MAX_DISTANCE)
         .max()
-        .copied()
         .unwrap_or(0);
     let dtm_bytes = if longest < 0xFD { 1 } else { 2 };
+    let reusable = reuse.filter(|(old, _)| {
+        old.codec == Codec::Zstd && old.block_values == DTM_BLOCK && old.value_bytes == dtm_bytes
+    });
+    // DTM first, as it reads the values; the WDL codes then take the values' place.
+    let dtm = reusable
+        .is_none()
+        .then(|| compress_dtm(&values, DTM_BLOCK, dtm_bytes));
+    let codes = values.into_wdl_codes();
+    let wdl = compress_wdl(codes);
     let mut payload = Vec::new();
-    let section = |payload: &mut Vec<u8>, block_values: u32, value_bytes: u8, codec: Codec| {
-        let mut c = compress_section(sides, block_values, value_bytes, codec);
-        let start = payload.len();
-        let mut offsets = vec![start as u64];
-        for b in &c.blocks {
-            payload.extend_from_slice(b);
-            offsets.push(payload.len() as u64);
-        }
-        let (mut block_splits, mut chunk_sums) = (vec![], vec![]);
-        if codec == Codec::Lzh {
-            block_splits = std::mem::take(&mut c.splits);
-            chunk_sums = payload[start..].chunks(CHECK_CHUNK).map(xxh3_64).collect();
-            offsets = vec![start as u64, payload.len() as u64];
-        }
-        Section {
-            block_values,
-            value_bytes,
-            offsets,
-            checksum: xxh3_64(&payload[start..]),
-            dictionary: c.dictionary,
-            codec,
-            codes: c.codes,
-            block_counts: c.counts,
-            block_sizes: vec![],
-            block_splits,
-            chunk_sums,
-        }
-    };
-    let wdl = section(&mut payload, lzh::MAX_BLOCK_VALUES as u32, 0, Codec::Lzh);
-    let dtm = match reuse {
-        Some((old, bytes))
-            if old.codec == Codec::Zstd
-                && old.block_values == DTM_BLOCK
-                && old.value_bytes == dtm_bytes =>
-        {
+    let wdl = append_section(
+        &mut payload,
+        wdl,
+        lzh::MAX_BLOCK_VALUES as u32,
+        0,
+        Codec::Lzh,
+    );
+    let dtm = match (reusable, dtm) {
+        (Some((old, bytes)), _) => {
             let (base, start) = (old.offsets[0], payload.len() as u64);
             payload.extend_from_slice(bytes);
             Section {
@@ -586,7 +656,8 @@ fn write_table_reusing(
                 ..old.clone()
             }
         }
-        _ => section(&mut payload, DTM_BLOCK, dtm_bytes, Codec::Zstd),
+        (None, Some(c)) => append_section(&mut payload, c, DTM_BLOCK, dtm_bytes, Codec::Zstd),
+        (None, None) => unreachable!("compressed when not reused"),
     };
     let header = Header {
         format_version: FORMAT_VERSION,
