@@ -29,7 +29,7 @@
 use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::rules::{Move, Position, PositionError};
-use crate::table::{self, SideStats, TableError, TableFile};
+use crate::table::{self, DtmValues, SideStats, TableError, TableFile};
 use crate::value::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -135,12 +135,13 @@ pub struct Table {
     pub index: MaterialIndex,
     /// The file.
     pub file: TableFile,
-    all: OnceLock<[Vec<u16>; 2]>,
+    all: OnceLock<DtmValues>,
 }
 
 impl Table {
-    /// Reads every value into memory (checking the checksums), so later look-ups are array
-    /// reads. Used by the generator for sub-tables.
+    /// Reads every value into memory (checking the checksums; one or two bytes a value, as
+    /// the file stores them), so later look-ups are array reads. Used by the generator for
+    /// sub-tables.
     pub fn load_all(&self) -> Result<(), TableError> {
         if self.all.get().is_none() {
             let values = self.file.load_dtm()?;
@@ -152,7 +153,7 @@ impl Table {
     /// The stored value of slot `i` with `side` (0 red, 1 black) to move.
     pub fn stored(&self, side: usize, i: u64) -> Result<u16, TableError> {
         match self.all.get() {
-            Some(all) => Ok(all[side][i as usize]),
+            Some(all) => Ok(all.stored(side, i)),
             None => self.file.dtm(side, i),
         }
     }

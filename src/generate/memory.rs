@@ -11,8 +11,9 @@ use crate::rules::{Color, Role};
 /// ([`super::Cells`]); the sweeps add a bitmap of candidates (1/8 byte a slot).
 const CELL_BYTES: u64 = 1;
 
-/// Bytes a slot of a sub-table takes, for each side to move, read whole for the captures.
-const SUB_VALUE_BYTES: u64 = 2;
+/// Bytes a slot of a sub-table takes, for each side to move, read whole for the captures:
+/// its DTM section as the file stores it, one byte a value unless a distance reaches 253.
+const SUB_VALUE_BYTES: u64 = 1;
 
 /// What writing adds, per slot: the compressed sections and the WDL coder's working arrays
 /// (measured on KRNKR: 0.7).

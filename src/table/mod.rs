@@ -1083,32 +1083,69 @@ impl TableFile {
     }
 
     /// Every stored distance value, per side to move (checksums checked).
-    pub fn load_dtm(&self) -> Result<[Vec<u16>; 2], TableError> {
-        use rayon::prelude::*;
+    pub fn load_dtm(&self) -> Result<DtmValues, TableError> {
         self.verify_checksums()?;
+        let byte = |[b]: [u8; 1]| b;
+        Ok(match self.header.dtm.value_bytes {
+            1 => DtmValues::Bytes([self.load_dtm_side(0, byte)?, self.load_dtm_side(1, byte)?]),
+            _ => DtmValues::Words([
+                self.load_dtm_side(0, u16::from_le_bytes)?,
+                self.load_dtm_side(1, u16::from_le_bytes)?,
+            ]),
+        })
+    }
+
+    /// One side's DTM values, each made by `value` from its bytes, block by block into one
+    /// vector (no copy of the whole).
+    fn load_dtm_side<T: Copy + Default + Send, const N: usize>(
+        &self,
+        side: usize,
+        value: impl Fn([u8; N]) -> T + Sync,
+    ) -> Result<Vec<T>, TableError> {
+        use rayon::prelude::*;
         let s = &self.header.dtm;
         let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
-        let blocks: Result<Vec<Vec<u8>>, TableError> = (0..2 * per_side)
-            .into_par_iter()
-            .map(|b| self.decompress(SectionKind::Dtm, b))
-            .collect();
-        let blocks = blocks?;
-        let widen = |raw: &Vec<u8>| -> Vec<u16> {
-            match s.value_bytes {
-                1 => raw.iter().map(|&v| dtm_from_byte(v)).collect(),
-                _ => raw
-                    .chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                    .collect(),
-            }
-        };
-        let side = |k: usize| -> Vec<u16> {
-            blocks[k * per_side..(k + 1) * per_side]
-                .iter()
-                .flat_map(widen)
-                .collect()
-        };
-        Ok([side(0), side(1)])
+        let mut out = vec![T::default(); self.header.slots as usize];
+        out.par_chunks_mut(s.block_values as usize)
+            .enumerate()
+            .try_for_each(|(b, dst)| {
+                let raw = self.decompress(SectionKind::Dtm, side * per_side + b)?;
+                if raw.len() != dst.len() * N {
+                    return Err(TableError::CorruptPayload(self.path.clone()));
+                }
+                for (d, c) in dst.iter_mut().zip(raw.chunks_exact(N)) {
+                    *d = value(c.try_into().expect("chunks of N bytes"));
+                }
+                Ok(())
+            })?;
+        Ok(out)
+    }
+}
+
+/// A table's DTM section read whole, one or two bytes a value as the file stores them.
+pub enum DtmValues {
+    /// The one-byte form (distances below 0xFD, then rule loss, rule win, draw).
+    Bytes([Vec<u8>; 2]),
+    /// Stored values.
+    Words([Vec<u16>; 2]),
+}
+
+impl DtmValues {
+    /// The stored value of `slot` with `side` (0 red, 1 black) to move.
+    #[inline]
+    pub fn stored(&self, side: usize, slot: u64) -> u16 {
+        match self {
+            DtmValues::Bytes(b) => dtm_from_byte(b[side][slot as usize]),
+            DtmValues::Words(w) => w[side][slot as usize],
+        }
+    }
+
+    /// Every value in the stored form.
+    pub fn into_stored(self) -> [Vec<u16>; 2] {
+        match self {
+            DtmValues::Bytes(b) => b.map(|side| side.into_iter().map(dtm_from_byte).collect()),
+            DtmValues::Words(w) => w,
+        }
     }
 }
 
@@ -1125,7 +1162,7 @@ pub struct LoadedTable {
 /// Reads a whole table file into memory, checking everything.
 pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
     let file = TableFile::open(path)?;
-    let values = file.load_dtm()?;
+    let values = file.load_dtm()?.into_stored();
     Ok(LoadedTable {
         header: file.header.clone(),
         values,
@@ -1140,7 +1177,7 @@ pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
 pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
     let old = TableFile::open(path)?;
     // Checks every checksum on the way.
-    let values = old.load_dtm()?;
+    let values = old.load_dtm()?.into_stored();
     let h = old.header();
     let dtm = &h.dtm;
     let bytes = &old.payload()[dtm.offsets[0] as usize..*dtm.offsets.last().expect("end") as usize];
