@@ -6,12 +6,12 @@
 //! [`CAN_DRAW`] to distances and ends by turning what is left into [`DRAW`]; the perpetual-check
 //! pass turns draws into [`RULE_WIN`] and [`RULE_LOSS`].
 
-use crate::table::{ValueSource, wdl_code};
+use crate::table::{ValueSource, WdlCodes, wdl_code};
 use crate::value::{STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The longest distance a cell holds itself.
 pub(super) const MAX_INLINE: u8 = 0xF8;
@@ -31,31 +31,136 @@ pub(super) const RULE_WIN: u8 = 0xFE;
 pub(super) const DRAW: u8 = 0xFF;
 
 /// One byte per position for both sides to move, and the long distances.
+///
+/// The bytes are packed eight to an atomic word in memory order, so that a sweep reads a
+/// word at a time and the writer can take them as bytes.
 pub struct Cells {
-    sides: [Vec<AtomicU8>; 2],
+    sides: [Vec<AtomicU64>; 2],
+    size: u64,
     /// Distances of the [`BIG`] cells, per side to move.
     big: [Mutex<HashMap<u64, u16>>; 2],
+}
+
+/// `n` in every byte of a word.
+const fn splat(n: u8) -> u64 {
+    n as u64 * 0x0101_0101_0101_0101
+}
+
+/// The shift of byte `b` (0..8, in memory order) within a word.
+#[inline]
+const fn shift(b: u64) -> u32 {
+    if cfg!(target_endian = "little") {
+        8 * b as u32
+    } else {
+        8 * (7 - b as u32)
+    }
+}
+
+/// The bytes of word `w` equal to zero, as their high bits.
+#[inline]
+fn zero_bytes(w: u64) -> u64 {
+    const LOW7: u64 = splat(0x7F);
+    !(((w & LOW7) + LOW7) | w | LOW7)
 }
 
 impl Cells {
     /// `size` slots per side, every cell [`UNDECIDED`].
     pub(super) fn new(size: u64) -> Cells {
-        let side = || (0..size).map(|_| AtomicU8::new(UNDECIDED)).collect();
+        let words = size.div_ceil(8);
+        let side = || {
+            let mut v: Vec<AtomicU64> = (0..words)
+                .map(|_| AtomicU64::new(splat(UNDECIDED)))
+                .collect();
+            // Bytes past the end are illegal slots: no sweep visits them.
+            if let Some(last) = v.last_mut()
+                && !size.is_multiple_of(8)
+            {
+                let w = last.get_mut();
+                for b in size % 8..8 {
+                    *w = (*w & !(0xFF << shift(b))) | ((ILLEGAL as u64) << shift(b));
+                }
+            }
+            v
+        };
         Cells {
             sides: [side(), side()],
+            size,
             big: Default::default(),
         }
     }
 
     /// Slots per side to move.
     pub fn size(&self) -> u64 {
-        self.sides[0].len() as u64
+        self.size
+    }
+
+    #[inline]
+    fn word(&self, side: usize, slot: u64) -> (&AtomicU64, u32) {
+        (&self.sides[side][(slot / 8) as usize], shift(slot % 8))
     }
 
     /// The cell of `slot` with `side` (0 red, 1 black) to move.
     #[inline]
     pub(super) fn raw(&self, side: usize, slot: u64) -> u8 {
-        self.sides[side][slot as usize].load(Relaxed)
+        let (w, s) = self.word(side, slot);
+        (w.load(Relaxed) >> s) as u8
+    }
+
+    /// Sets the cell of `slot` to `new` if it holds `cur`; else returns what it holds.
+    #[inline]
+    fn swap_cell(&self, side: usize, slot: u64, cur: u8, new: u8) -> Result<(), u8> {
+        let (w, s) = self.word(side, slot);
+        let mut word = w.load(Relaxed);
+        loop {
+            let now = (word >> s) as u8;
+            if now != cur {
+                return Err(now);
+            }
+            let next = (word & !(0xFF << s)) | ((new as u64) << s);
+            match w.compare_exchange_weak(word, next, Relaxed, Relaxed) {
+                Ok(_) => return Ok(()),
+                Err(x) => word = x,
+            }
+        }
+    }
+
+    /// Sets the cell of `slot` to `new`, whatever it holds.
+    #[inline]
+    fn store_cell(&self, side: usize, slot: u64, new: u8) {
+        let (w, s) = self.word(side, slot);
+        let _ = w.fetch_update(Relaxed, Relaxed, |word| {
+            Some((word & !(0xFF << s)) | ((new as u64) << s))
+        });
+    }
+
+    /// Calls `f` for every slot of `slots` (a range starting on a multiple of 8) whose
+    /// cell for `side` holds `n`, reading a word of eight cells at a time.
+    #[inline]
+    pub(super) fn for_each_equal(
+        &self,
+        side: usize,
+        slots: std::ops::Range<u64>,
+        n: u8,
+        mut f: impl FnMut(u64),
+    ) {
+        debug_assert_eq!(slots.start % 8, 0);
+        let words = &self.sides[side][(slots.start / 8) as usize..slots.end.div_ceil(8) as usize];
+        for (k, w) in words.iter().enumerate() {
+            let mut hits = zero_bytes(w.load(Relaxed) ^ splat(n));
+            while hits != 0 {
+                let bit = hits.trailing_zeros() as u64;
+                let byte = if cfg!(target_endian = "little") {
+                    bit / 8
+                } else {
+                    7 - bit / 8
+                };
+                let slot = slots.start + 8 * k as u64 + byte;
+                if slot < slots.end {
+                    f(slot);
+                }
+                hits &= hits - 1;
+            }
+        }
     }
 
     /// The distance of `slot`, if it holds one.
@@ -90,25 +195,24 @@ impl Cells {
     #[inline]
     pub(super) fn set_marker(&self, side: usize, slot: u64, cell: u8) {
         debug_assert!(cell > BIG);
-        self.sides[side][slot as usize].store(cell, Relaxed);
+        self.store_cell(side, slot, cell);
     }
 
     /// Sets `slot` to distance `d` (no other thread may change it meanwhile).
     pub(super) fn set_distance(&self, side: usize, slot: u64, d: u16) {
         if d <= MAX_INLINE as u16 {
-            self.sides[side][slot as usize].store(d as u8, Relaxed);
+            self.store_cell(side, slot, d as u8);
         } else {
             let mut map = self.big[side].lock().expect("no panic holds the lock");
             map.insert(slot, d);
-            self.sides[side][slot as usize].store(BIG, Relaxed);
+            self.store_cell(side, slot, BIG);
         }
     }
 
     /// Makes `slot` a win in `w` plies unless it already wins as fast (or has lost, which
     /// a position with a move into a loss never has); true if it changed.
     pub(super) fn improve_win(&self, side: usize, slot: u64, w: u16) -> bool {
-        let cell = &self.sides[side][slot as usize];
-        let mut cur = cell.load(Relaxed);
+        let mut cur = self.raw(side, slot);
         loop {
             let better = match cur {
                 UNDECIDED | CAN_DRAW => true,
@@ -122,8 +226,8 @@ impl Cells {
             if w > MAX_INLINE as u16 {
                 return self.improve_big_win(side, slot, w);
             }
-            match cell.compare_exchange_weak(cur, w as u8, Relaxed, Relaxed) {
-                Ok(_) => return true,
+            match self.swap_cell(side, slot, cur, w as u8) {
+                Ok(()) => return true,
                 Err(c) => cur = c,
             }
         }
@@ -132,9 +236,8 @@ impl Cells {
     /// [`Cells::improve_win`] where the cell or the new distance is [`BIG`]: under the lock.
     fn improve_big_win(&self, side: usize, slot: u64, w: u16) -> bool {
         let mut map = self.big[side].lock().expect("no panic holds the lock");
-        let cell = &self.sides[side][slot as usize];
         loop {
-            let cur = cell.load(Relaxed);
+            let cur = self.raw(side, slot);
             let better = match cur {
                 UNDECIDED | CAN_DRAW => true,
                 c if c <= MAX_INLINE => c % 2 == 1 && c as u16 > w,
@@ -148,7 +251,7 @@ impl Cells {
             if new == BIG {
                 map.insert(slot, w);
             }
-            if cell.compare_exchange(cur, new, Relaxed, Relaxed).is_ok() {
+            if self.swap_cell(side, slot, cur, new).is_ok() {
                 if new != BIG {
                     map.remove(&slot);
                 }
@@ -159,20 +262,15 @@ impl Cells {
 
     /// Makes the [`UNDECIDED`] `slot` a loss in `l` plies; false if another thread decided it.
     pub(super) fn settle_loss(&self, side: usize, slot: u64, l: u16) -> bool {
-        let cell = &self.sides[side][slot as usize];
         if l <= MAX_INLINE as u16 {
-            return cell
-                .compare_exchange(UNDECIDED, l as u8, Relaxed, Relaxed)
-                .is_ok();
+            return self.swap_cell(side, slot, UNDECIDED, l as u8).is_ok();
         }
         let mut map = self.big[side].lock().expect("no panic holds the lock");
-        if cell.load(Relaxed) != UNDECIDED {
+        if self.raw(side, slot) != UNDECIDED {
             return false;
         }
         map.insert(slot, l);
-        let done = cell
-            .compare_exchange(UNDECIDED, BIG, Relaxed, Relaxed)
-            .is_ok();
+        let done = self.swap_cell(side, slot, UNDECIDED, BIG).is_ok();
         if !done {
             map.remove(&slot);
         }
@@ -194,11 +292,12 @@ impl Cells {
     /// Turns every undecided cell into a draw.
     pub(super) fn settle_draws(&self) {
         self.sides.par_iter().for_each(|side| {
-            side.par_iter().for_each(|c| {
-                let v = c.load(Relaxed);
-                if v == UNDECIDED || v == CAN_DRAW {
-                    c.store(DRAW, Relaxed);
-                }
+            side.par_iter().for_each(|w| {
+                let bytes = w.load(Relaxed).to_ne_bytes().map(|b| match b {
+                    UNDECIDED | CAN_DRAW => DRAW,
+                    b => b,
+                });
+                w.store(u64::from_ne_bytes(bytes), Relaxed);
             })
         });
     }
@@ -218,15 +317,16 @@ impl ValueSource for Cells {
         Cells::stored(self, side, slot)
     }
 
-    fn into_wdl_codes(self) -> [Vec<u8>; 2] {
-        let Cells { sides, big } = self;
+    fn into_wdl_codes(self) -> [WdlCodes; 2] {
+        let Cells { sides, size, big } = self;
         let [red, black] = sides;
         let [red_big, black_big] = big.map(|m| m.into_inner().expect("no panic holds the lock"));
         // The bytes are turned into codes where they are: no second copy of the values.
         [(red, red_big), (black, black_big)].map(|(side, big)| {
-            let mut bytes: Vec<u8> = side.into_iter().map(AtomicU8::into_inner).collect();
+            let words: Vec<u64> = side.into_iter().map(AtomicU64::into_inner).collect();
+            let mut codes = WdlCodes::new(words, size as usize);
             let mut last = wdl_code(STORED_DRAW);
-            for (slot, b) in bytes.iter_mut().enumerate() {
+            for (slot, b) in codes.bytes_mut().iter_mut().enumerate() {
                 let stored = match *b {
                     c if c <= MAX_INLINE => c as u16,
                     BIG => big[&(slot as u64)],
@@ -241,7 +341,7 @@ impl ValueSource for Cells {
                 last = wdl_code(stored);
                 *b = last;
             }
-            bytes
+            codes
         })
     }
 }
@@ -275,10 +375,35 @@ mod tests {
         assert_eq!(cells.stored(0, 3), STORED_ILLEGAL);
         let codes = cells.into_wdl_codes();
         assert_eq!(
-            codes[0],
-            vec![2, 1, 1, 1],
+            codes[0].as_bytes(),
+            [2, 1, 1, 1],
             "an illegal slot takes the code before it"
         );
-        assert_eq!(codes[1], vec![1, 1, 0, 1]);
+        assert_eq!(codes[1].as_bytes(), [1, 1, 0, 1]);
+    }
+
+    #[test]
+    fn a_sweep_finds_exactly_the_cells_at_its_distance() {
+        let cells = Cells::new(21);
+        let wins = [0u64, 7, 8, 13, 20];
+        for &i in &wins {
+            cells.set_distance(1, i, 5);
+        }
+        cells.set_distance(1, 3, 4);
+        cells.set_distance(1, 4, 6);
+        cells.set_distance(0, 9, 5);
+        let found = |range: std::ops::Range<u64>, n: u8| {
+            let mut at = vec![];
+            cells.for_each_equal(1, range, n, |i| at.push(i));
+            at
+        };
+        assert_eq!(found(0..21, 5), wins);
+        assert_eq!(found(8..16, 5), [8, 13]);
+        assert_eq!(found(0..21, 4), [3]);
+        assert!(
+            found(0..21, ILLEGAL).is_empty(),
+            "the bytes past the end are never visited"
+        );
+        assert_eq!(found(0..21, UNDECIDED).len(), 21 - 7);
     }
 }

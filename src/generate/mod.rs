@@ -683,9 +683,9 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
             };
             if n <= cells::MAX_INLINE as u16 {
                 par_chunks(size).for_each_init(Vec::new, |preds, range| {
-                    for i in range.filter(|&i| solver.cells.raw(side, i) == n as u8) {
-                        visit(i, preds);
-                    }
+                    solver
+                        .cells
+                        .for_each_equal(side, range, n as u8, |i| visit(i, preds));
                 });
             } else {
                 let at_n = solver.cells.big_at(side, n);

@@ -345,7 +345,32 @@ pub trait ValueSource: Sync {
 
     /// Consumes the values into the WDL code ([`wdl_code`]) of every slot of each side, a slot
     /// without a legal position taking the code of the slot before it (a draw at the start).
-    fn into_wdl_codes(self) -> [Vec<u8>; 2];
+    fn into_wdl_codes(self) -> [WdlCodes; 2];
+}
+
+/// One side's WDL codes, a byte a slot, held in words so that the generator's cells become
+/// them where they are.
+pub struct WdlCodes {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl WdlCodes {
+    /// The first `len` bytes of `words` (in memory order).
+    pub fn new(words: Vec<u64>, len: usize) -> WdlCodes {
+        assert!(len <= 8 * words.len(), "the words hold the codes");
+        WdlCodes { words, len }
+    }
+
+    /// The codes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+
+    /// The codes, to change.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
+    }
 }
 
 impl ValueSource for [Vec<u16>; 2] {
@@ -357,10 +382,20 @@ impl ValueSource for [Vec<u16>; 2] {
         self[side][slot as usize]
     }
 
-    fn into_wdl_codes(self) -> [Vec<u8>; 2] {
+    fn into_wdl_codes(self) -> [WdlCodes; 2] {
         self.map(|mut side| {
             fill_dont_care(&mut side);
-            side.into_iter().map(wdl_code).collect()
+            let words = side
+                .chunks(8)
+                .map(|c| {
+                    let mut bytes = [0u8; 8];
+                    for (b, &v) in bytes.iter_mut().zip(c) {
+                        *b = wdl_code(v);
+                    }
+                    u64::from_ne_bytes(bytes)
+                })
+                .collect();
+            WdlCodes::new(words, side.len())
         })
     }
 }
@@ -519,8 +554,8 @@ struct Compressed {
 }
 
 /// Compresses both sides of one section.
-fn compress_wdl(codes: [Vec<u8>; 2]) -> Compressed {
-    let (codes, blocks) = lzh::compress(&[&codes[0], &codes[1]]);
+fn compress_wdl(codes: [WdlCodes; 2]) -> Compressed {
+    let (codes, blocks) = lzh::compress(&[codes[0].as_bytes(), codes[1].as_bytes()]);
     Compressed {
         counts: blocks.iter().map(|b| b.values).collect(),
         splits: blocks.iter().map(|b| b.split).collect(),
