@@ -23,8 +23,9 @@ const WRITE_BYTES_PER_SLOT: f64 = 0.75;
 const BASE_BYTES: u64 = 16 << 20;
 
 /// Share of a set's slot-positions that are plain draws, for the estimate of the graph pass
-/// (plain draws measured: KRNKR 0.20, KRCKR 0.27; 0.4 covers the graph's building peak).
-const DRAW_SHARE: f64 = 0.4;
+/// (plain draws measured: KRNKR 0.20, KRCKR 0.27; with 0.22 KRNKR's peak is estimated 1.36 GB
+/// against 1.17 GB measured).
+const DRAW_SHARE: f64 = 0.22;
 
 /// The memory one generation holds in each phase, bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
