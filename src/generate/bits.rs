@@ -62,19 +62,11 @@ impl Bits {
         init: impl Fn() -> S + Sync + Send,
         f: impl Fn(&mut S, u64) + Sync + Send,
     ) {
-        self.words
-            .par_chunks(16)
-            .enumerate()
-            .for_each_init(init, |scratch, (c, chunk)| {
-                for (k, word) in chunk.iter().enumerate() {
-                    let mut w = word.load(Relaxed);
-                    let base = ((c * 16 + k) * 64) as u64;
-                    while w != 0 {
-                        f(scratch, base + w.trailing_zeros() as u64);
-                        w &= w - 1;
-                    }
-                }
-            });
+        let never_fails = self.try_for_each_one(init, |scratch, i| {
+            f(scratch, i);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let Ok(()) = never_fails;
     }
 
     /// As [`Bits::for_each_one`], stopping at the first error `f` returns.
