@@ -95,10 +95,14 @@ pub(crate) struct Fixpoint<'g, G> {
     next: Bits,
     /// The nodes that joined `z_top` in one round.
     top_joined: Bits,
+    /// The p-to-move nodes that stopped being seeds when Y last shrank.
+    cleared: Bits,
+    /// The nodes of Z that may have lost their support, while Z shrinks.
+    suspect: Bits,
 }
 
 /// Bitmaps of [`Fixpoint`], each over the node ids of both sides to move.
-pub(crate) const FIXPOINT_BITMAPS: u64 = 11;
+pub(crate) const FIXPOINT_BITMAPS: u64 = 13;
 
 impl<'g, G: DrawGame> Fixpoint<'g, G> {
     /// The nodes p wins (a bitmap over node ids).
@@ -117,6 +121,8 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             frontier: Bits::new(ids),
             next: Bits::new(ids),
             top_joined: Bits::new(ids),
+            cleared: Bits::new(ids),
+            suspect: Bits::new(ids),
         };
         f.run();
         f.x
@@ -132,14 +138,15 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             // nu Y: Y shrinks from every node; its first step gives `z_top`.
             self.y.copy_from(&self.z_top);
             self.p_seeds.copy_from(&self.p_seeds_top);
+            self.solve_z();
             loop {
-                self.solve_z();
                 let left = self.delta.assign_and_not(&self.y, &self.z);
                 if left == 0 {
                     break;
                 }
                 self.y.copy_from(&self.z);
                 self.recheck_p_seeds(left);
+                self.shrink_z();
             }
             if self.delta.assign_and_not(&self.y, &self.x) == 0 {
                 return;
@@ -271,19 +278,20 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     }
 
     /// After the `left` nodes in `delta` left Y: the p-to-move seeds that moved quietly into
-    /// one of them are seeds still only if another quiet move reaches Y.
+    /// one of them are seeds still only if another quiet move reaches Y; those that are not
+    /// are marked in `cleared`.
     fn recheck_p_seeds(&self, left: u64) {
+        self.cleared.clear_all();
+        let recheck = |w: u64| {
+            if self.p_seeds.get(w) && !self.is_p_seed(w) {
+                self.p_seeds.clear(w);
+                self.cleared.set(w);
+            }
+        };
         // Past one node in sixteen, one look at every seed costs less than the predecessors
         // of every node that left.
         if left > self.game.id_bound() / 16 {
-            self.p_seeds.for_each_one(
-                || (),
-                |_, w| {
-                    if !self.is_p_seed(w) {
-                        self.p_seeds.clear(w);
-                    }
-                },
-            );
+            self.p_seeds.for_each_one(|| (), |_, w| recheck(w));
             return;
         }
         self.delta.for_each_one(Vec::new, |preds, d| {
@@ -292,11 +300,63 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             }
             self.game.predecessors(d, preds);
             for &w in preds.iter() {
-                if self.p_seeds.get(w) && !self.is_p_seed(w) {
-                    self.p_seeds.clear(w);
-                }
+                recheck(w);
             }
         });
+    }
+
+    /// Z for the current seeds, from Z for the seeds before some were `cleared` (fewer seeds
+    /// give a smaller Z): the nodes of Z that reach a cleared seed by checking moves are
+    /// removed as suspects (only checking moves carry Z's support backwards), then each
+    /// suspect that still qualifies joins again and the attractor grows from those. What is
+    /// left after the removal was derived without the cleared seeds, so it stays; the rest is
+    /// derived again (as the "delete and re-derive" of incremental fixpoints).
+    fn shrink_z(&self) {
+        self.suspect.clear_all();
+        self.frontier.clear_all();
+        self.cleared.for_each_one(
+            || (),
+            |_, v| {
+                if self.z.get(v) {
+                    self.suspect.set(v);
+                    self.frontier.set(v);
+                }
+            },
+        );
+        let (mut current, mut next) = (&self.frontier, &self.next);
+        while current.count() > 0 {
+            next.clear_all();
+            current.for_each_one(Vec::new, |preds, d| {
+                if !self.has(d, CHECKED) {
+                    return;
+                }
+                self.game.predecessors(d, preds);
+                for &w in preds.iter() {
+                    let seed = self.p_seeds.get(w) || self.opponent_seeds.get(w);
+                    if self.z.get(w) && !seed && self.suspect.set(w) {
+                        next.set(w);
+                    }
+                }
+            });
+            std::mem::swap(&mut current, &mut next);
+        }
+        self.z.assign_and_not(&self.z, &self.suspect);
+        self.frontier.clear_all();
+        self.suspect.for_each_one(
+            || (),
+            |_, w| {
+                let qualifies = if self.has(w, P_TO_MOVE) {
+                    self.game
+                        .any_successor(w, |u| self.has(u, CHECKED) && self.z.get(u))
+                } else {
+                    self.every_move_covered(w, &self.z)
+                };
+                if qualifies && self.z.set(w) {
+                    self.frontier.set(w);
+                }
+            },
+        );
+        self.attract(&self.z, None);
     }
 
     /// Least fixpoint of Z for the current X and Y, as an attractor from the seeds: a move's
