@@ -73,8 +73,11 @@ pub(crate) trait DrawGame: Sync {
 /// updated only around the nodes that leave Y or join X. The first step of each round of Y
 /// (Y every node) gives the same Z as the round before plus what the new nodes of X add, so
 /// that Z (`z_top`) and its p-to-move seeds are grown from round to round rather than
-/// computed again. Each round then generates moves only near what changed, plus the
-/// attractors of the later steps. Every set of nodes, frontiers included, is a bitmap.
+/// computed again. Z itself is never computed from nothing either: a round of X starts it
+/// from X and grows it ([`Fixpoint::solve_z_from_x`]); as Y shrinks within the round, Z
+/// loses only what depended on the seeds that were cleared ([`Fixpoint::shrink_z`]). So
+/// moves are generated only near what changed. Every set of nodes, frontiers included, is a
+/// bitmap.
 pub(crate) struct Fixpoint<'g, G> {
     game: &'g G,
     x: Bits,
@@ -138,7 +141,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             // nu Y: Y shrinks from every node; its first step gives `z_top`.
             self.y.copy_from(&self.z_top);
             self.p_seeds.copy_from(&self.p_seeds_top);
-            self.solve_z();
+            self.solve_z_from_x();
             loop {
                 let left = self.delta.assign_and_not(&self.y, &self.z);
                 if left == 0 {
@@ -359,15 +362,33 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         self.attract(&self.z, None);
     }
 
-    /// Least fixpoint of Z for the current X and Y, as an attractor from the seeds: a move's
-    /// label depends only on the node it reaches (a check when the side to move there is in
-    /// check), so Z grows backwards along checking moves. A p-to-move node joins when one
-    /// checking move reaches Z; an opponent-to-move node when forward verification shows
-    /// every move covered.
-    fn solve_z(&self) {
-        self.z.copy_from(&self.p_seeds);
+    /// Least fixpoint of Z at the start of a round of X, Y being `z_top`, as an attractor:
+    /// a move's label depends only on the node it reaches (a check when the side to move
+    /// there is in check), so Z grows backwards along checking moves. A p-to-move node joins
+    /// when one checking move reaches Z; an opponent-to-move node when forward verification
+    /// shows every move covered.
+    ///
+    /// It starts from X (`delta` holding the nodes that just joined it; none in the first
+    /// round): X is the last round's Z, and Z grows with X and with Y (now `z_top`, at least
+    /// the last Y), so X stays in Z. The attractor grows only from the seeds not in X and
+    /// from the opponent-to-move nodes whose quiet moves into the new nodes of X may now be
+    /// covered.
+    fn solve_z_from_x(&self) {
+        self.z.copy_from(&self.x);
+        self.z.or_from(&self.p_seeds);
         self.z.or_from(&self.opponent_seeds);
-        self.frontier.copy_from(&self.z);
+        self.frontier.assign_and_not(&self.z, &self.x);
+        self.delta.for_each_one(Vec::new, |preds, a| {
+            if self.game.flags(a) & (P_TO_MOVE | CHECKED) != P_TO_MOVE {
+                return;
+            }
+            self.game.predecessors(a, preds);
+            for &w in preds.iter() {
+                if !self.z.get(w) && self.every_move_covered(w, &self.z) && self.z.set(w) {
+                    self.frontier.set(w);
+                }
+            }
+        });
         self.attract(&self.z, None);
     }
 
