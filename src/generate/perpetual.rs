@@ -19,7 +19,7 @@
 //! attractor walks the un-moves of the positions that just joined (only checking moves make Z
 //! grow backwards), and an opponent-to-move position joins when generating its moves shows
 //! that each of them is covered (a check into Z, a quiet move into X): *forward verification*,
-//! as in Syzygy's generator, instead of a counter per position. About 3 bytes a slot in all,
+//! as in Syzygy's generator, instead of a counter per position. About 3.75 bytes a slot in all,
 //! where the graph pass ([`super::perpetual_graph`]) stores the draws' moves in about 90
 //! bytes a draw; it pays in time: every round generates moves again.
 //!

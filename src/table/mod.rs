@@ -68,6 +68,41 @@ pub const INDEX_VERSION: u32 = 1;
 pub const DTM_BLOCK: u32 = 1 << 11;
 /// File extension of table files.
 pub const EXTENSION: &str = "ctb";
+/// What follows [`EXTENSION`] in the name of a table being written, before the writer's
+/// process id: `KRK.asian.ctb.tmp1234`.
+const TEMPORARY: &str = ".tmp";
+
+/// Removes from `dir` the temporary files of writers that no longer run (a generation
+/// killed while writing), so they do not pile up; returns how many. Only where the running
+/// processes can be told (`/proc`); elsewhere none is removed.
+///
+/// # Errors
+/// The folder cannot be read, or a stale file cannot be removed.
+pub fn remove_stale_temporaries(dir: &Path) -> std::io::Result<usize> {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return Ok(0);
+    }
+    let mut removed = 0;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some((_, pid)) = name
+            .to_str()
+            .and_then(|n| n.split_once(&format!(".{EXTENSION}{TEMPORARY}")))
+        else {
+            continue;
+        };
+        let alive = pid
+            .parse::<u32>()
+            .is_ok_and(|p| proc.join(p.to_string()).exists());
+        if !alive {
+            fs::remove_file(entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
 const ZSTD_LEVEL: i32 = 15;
 /// Largest header a reader accepts (a corrupted length must not make it allocate gigabytes).
 const MAX_HEADER: u32 = 64 << 20;
@@ -707,7 +742,7 @@ fn write_table_reusing(
     let head =
         bincode::encode_to_vec(&header, bincode::config::standard()).expect("header encodes");
     let padding = (20 + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (20 + head.len());
-    let tmp = path.with_extension(format!("{EXTENSION}.tmp{}", std::process::id()));
+    let tmp = path.with_extension(format!("{EXTENSION}{TEMPORARY}{}", std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(MAGIC)?;
