@@ -509,40 +509,22 @@ impl Solver<'_> {
         self.index.decode_squares(j, sq);
         let pos = self.index.position_of(sq, side);
         let next = side.opponent().index();
-        let mut ours = [Square::from_index_unchecked(0); MAX_MEN];
-        let mut count = 0;
-        for &s in sq.iter() {
-            let from = Square::from_index_unchecked(s);
-            if pos.piece_at(from).is_some_and(|p| p.color == side) {
-                ours[count] = from;
-                count += 1;
-            }
-        }
         let mut near = Neighbours::new(self.index, sq);
-        // Pseudo-legal moves are enough: an illegal one leads to an illegal slot. They are
-        // made piece by piece, so that the first move that does not lose ends the search.
-        let mut moves = MoveList::new();
-        for &from in &ours[..count] {
-            moves.clear();
-            pos.pseudo_legal_moves_from(from, &mut moves);
-            for &mv in moves.iter() {
-                if pos.is_capture(mv) {
-                    continue;
-                }
-                let k = near.slot_after(self.index, mv.from, mv.to);
-                let lost = match self.cells.raw(next, k) {
-                    cells::ILLEGAL => true,
-                    c if c <= cells::MAX_INLINE => c % 2 == 1 && c as u16 <= n,
-                    cells::BIG => self
-                        .cells
-                        .distance(next, k)
-                        .is_some_and(|d| d % 2 == 1 && d <= n),
-                    _ => false,
-                };
-                if !lost {
-                    return Ok(None);
-                }
-            }
+        // Pseudo-legal moves are enough: an illegal one leads to an illegal slot.
+        let escapes = near.any_quiet_move(self.index, &pos, |k| {
+            let lost = match self.cells.raw(next, k) {
+                cells::ILLEGAL => true,
+                c if c <= cells::MAX_INLINE => c % 2 == 1 && c as u16 <= n,
+                cells::BIG => self
+                    .cells
+                    .distance(next, k)
+                    .is_some_and(|d| d % 2 == 1 && d <= n),
+                _ => false,
+            };
+            !lost
+        });
+        if escapes {
+            return Ok(None);
         }
         self.loss_length(&pos, n).map(Some)
     }
@@ -589,6 +571,36 @@ impl<'s> Neighbours<'s> {
         };
         self.sq[k] = from.index() as u8;
         j.expect("a move keeps the material")
+    }
+}
+
+impl Neighbours<'_> {
+    /// True if `f` holds for the slot after some quiet pseudo-legal move of `pos` (whose
+    /// pieces stand on this square list). The moves are made piece by piece, so that the
+    /// first one for which `f` holds ends the search (an illegal move leads to a slot
+    /// holding no legal position).
+    #[inline]
+    fn any_quiet_move(
+        &mut self,
+        index: &MaterialIndex,
+        pos: &Position,
+        mut f: impl FnMut(u64) -> bool,
+    ) -> bool {
+        let mut moves = MoveList::new();
+        for k in 0..self.sq.len() {
+            let from = Square::from_index_unchecked(self.sq[k]);
+            if pos.piece_at(from).is_none_or(|p| p.color != pos.turn()) {
+                continue;
+            }
+            moves.clear();
+            pos.pseudo_legal_moves_from(from, &mut moves);
+            for &mv in moves.iter() {
+                if !pos.is_capture(mv) && f(self.slot_after(index, mv.from, mv.to)) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 }
 

@@ -544,11 +544,8 @@ impl DrawGame for Draws<'_, '_> {
         self.with_position(v, |pos, near| {
             // Pseudo-legal moves are enough: an illegal move leaves the mover in check, an
             // illegal position, which is no draw.
-            let moves = pos.pseudo_legal_moves();
             let next = pos.turn().opponent();
-            let index = self.solver.index;
-            moves.iter().filter(|&&mv| !pos.is_capture(mv)).any(|&mv| {
-                let j = near.slot_after(index, mv.from, mv.to);
+            near.any_quiet_move(self.solver.index, pos, |j| {
                 self.is_draw(next, j) && f(self.node(next, j))
             })
         })
