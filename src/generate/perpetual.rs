@@ -326,23 +326,10 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
                 }
             },
         );
-        let (mut current, mut next) = (&self.frontier, &self.next);
-        while current.count() > 0 {
-            next.clear_all();
-            current.for_each_one(Vec::new, |preds, d| {
-                if !self.has(d, CHECKED) {
-                    return;
-                }
-                self.game.predecessors(d, preds);
-                for &w in preds.iter() {
-                    let seed = self.p_seeds.get(w) || self.opponent_seeds.get(w);
-                    if self.z.get(w) && !seed && self.suspect.set(w) {
-                        next.set(w);
-                    }
-                }
-            });
-            std::mem::swap(&mut current, &mut next);
-        }
+        self.walk_checks_back(|w| {
+            let seed = self.p_seeds.get(w) || self.opponent_seeds.get(w);
+            self.z.get(w) && !seed && self.suspect.set(w)
+        });
         self.z.assign_and_not(&self.z, &self.suspect);
         self.frontier.clear_all();
         self.suspect.for_each_one(
@@ -397,8 +384,24 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     /// one step all join before the next step verifies anything, so the last of a node's
     /// successors to join always sees the others in `z`.
     fn attract(&self, z: &Bits, joined: Option<&Bits>) {
+        self.walk_checks_back(|w| {
+            let joins = !z.get(w) && (self.has(w, P_TO_MOVE) || self.every_move_covered(w, z));
+            if joins && z.set(w) {
+                if let Some(j) = joined {
+                    j.set(w);
+                }
+                return true;
+            }
+            false
+        });
+    }
+
+    /// Walks backwards along checking moves from the nodes in `frontier`, step by step: each
+    /// predecessor `w` of a checked node of the step for which `reached(w)` holds (and
+    /// does what the walk is for) is in the next step, until a step is empty.
+    fn walk_checks_back(&self, reached: impl Fn(u64) -> bool + Sync) {
         let (mut current, mut next) = (&self.frontier, &self.next);
-        loop {
+        while current.count() > 0 {
             next.clear_all();
             current.for_each_one(Vec::new, |preds, v| {
                 if !self.has(v, CHECKED) {
@@ -406,21 +409,11 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
                 }
                 self.game.predecessors(v, preds);
                 for &w in preds.iter() {
-                    if z.get(w) {
-                        continue;
-                    }
-                    let joins = self.has(w, P_TO_MOVE) || self.every_move_covered(w, z);
-                    if joins && z.set(w) {
+                    if reached(w) {
                         next.set(w);
-                        if let Some(j) = joined {
-                            j.set(w);
-                        }
                     }
                 }
             });
-            if next.count() == 0 {
-                return;
-            }
             std::mem::swap(&mut current, &mut next);
         }
     }
