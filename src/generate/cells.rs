@@ -63,6 +63,34 @@ fn zero_bytes(w: u64) -> u64 {
     !(((w & LOW7) + LOW7) | w | LOW7)
 }
 
+/// The stored form of `cell`; `big` gives the distance of a [`BIG`] cell.
+#[inline]
+fn stored_of(cell: u8, big: impl FnOnce() -> u16) -> u16 {
+    match cell {
+        c if c <= MAX_INLINE => c as u16,
+        BIG => big(),
+        ILLEGAL => STORED_ILLEGAL,
+        RULE_LOSS => STORED_RULE_LOSS,
+        RULE_WIN => STORED_RULE_WIN,
+        _ => STORED_DRAW,
+    }
+}
+
+/// True if a win in `w` plies is better for a cell holding `cur` (`big` giving the distance
+/// of a [`BIG`] cell): the cell is undecided, or a slower win.
+#[inline]
+fn faster_win(cur: u8, w: u16, big: impl FnOnce() -> u16) -> bool {
+    match cur {
+        UNDECIDED | CAN_DRAW => true,
+        c if c <= MAX_INLINE => c % 2 == 1 && c as u16 > w,
+        BIG => {
+            let d = big();
+            d % 2 == 1 && d > w
+        }
+        _ => false,
+    }
+}
+
 impl Cells {
     /// `size` slots per side, every cell [`UNDECIDED`].
     pub(super) fn new(size: u64) -> Cells {
@@ -181,14 +209,9 @@ impl Cells {
 
     /// The value of `slot` in the stored form (undecided cells read as draws).
     pub fn stored(&self, side: usize, slot: u64) -> u16 {
-        match self.raw(side, slot) {
-            c if c <= MAX_INLINE => c as u16,
-            BIG => self.big_distance(side, slot).unwrap_or(STORED_DRAW),
-            ILLEGAL => STORED_ILLEGAL,
-            RULE_LOSS => STORED_RULE_LOSS,
-            RULE_WIN => STORED_RULE_WIN,
-            _ => STORED_DRAW,
-        }
+        stored_of(self.raw(side, slot), || {
+            self.big_distance(side, slot).unwrap_or(STORED_DRAW)
+        })
     }
 
     /// Sets `slot` to marker `cell` (not a distance).
@@ -214,17 +237,11 @@ impl Cells {
     pub(super) fn improve_win(&self, side: usize, slot: u64, w: u16) -> bool {
         let mut cur = self.raw(side, slot);
         loop {
-            let better = match cur {
-                UNDECIDED | CAN_DRAW => true,
-                c if c <= MAX_INLINE => c % 2 == 1 && c as u16 > w,
-                BIG => return self.improve_big_win(side, slot, w),
-                _ => false,
-            };
-            if !better {
-                return false;
-            }
-            if w > MAX_INLINE as u16 {
+            if cur == BIG || w > MAX_INLINE as u16 {
                 return self.improve_big_win(side, slot, w);
+            }
+            if !faster_win(cur, w, || unreachable!("not BIG")) {
+                return false;
             }
             match self.swap_cell(side, slot, cur, w as u8) {
                 Ok(()) => return true,
@@ -238,13 +255,7 @@ impl Cells {
         let mut map = self.big[side].lock().expect("no panic holds the lock");
         loop {
             let cur = self.raw(side, slot);
-            let better = match cur {
-                UNDECIDED | CAN_DRAW => true,
-                c if c <= MAX_INLINE => c % 2 == 1 && c as u16 > w,
-                BIG => map[&slot] % 2 == 1 && map[&slot] > w,
-                _ => false,
-            };
-            if !better {
+            if !faster_win(cur, w, || map[&slot]) {
                 return false;
             }
             let new = if w <= MAX_INLINE as u16 { w as u8 } else { BIG };
@@ -327,18 +338,9 @@ impl ValueSource for Cells {
             let mut codes = WdlCodes::new(words, size as usize);
             let mut last = wdl_code(STORED_DRAW);
             for (slot, b) in codes.bytes_mut().iter_mut().enumerate() {
-                let stored = match *b {
-                    c if c <= MAX_INLINE => c as u16,
-                    BIG => big[&(slot as u64)],
-                    ILLEGAL => {
-                        *b = last;
-                        continue;
-                    }
-                    RULE_LOSS => STORED_RULE_LOSS,
-                    RULE_WIN => STORED_RULE_WIN,
-                    _ => STORED_DRAW,
-                };
-                last = wdl_code(stored);
+                if *b != ILLEGAL {
+                    last = wdl_code(stored_of(*b, || big[&(slot as u64)]));
+                }
                 *b = last;
             }
             codes
