@@ -22,7 +22,7 @@ const WRITE_BYTES_PER_SLOT: f64 = 0.75;
 /// Memory of the process before any table: code, thread stacks, buffers.
 const BASE_BYTES: u64 = 16 << 20;
 
-/// Share of a set's slot-positions that are plain draws, for the estimate of the graph pass
+/// Share of a set's slot-positions that are plain draws, for the estimate of the rule passes
 /// (plain draws measured: KRNKR 0.20, KRCKR 0.27; with 0.22 KRNKR's peak is estimated 1.36 GB
 /// against 1.17 GB measured).
 const DRAW_SHARE: f64 = 0.22;
@@ -55,8 +55,9 @@ impl PhaseMemory {
             .saturating_add(cells)
             .saturating_add(subs.saturating_mul(2 * SUB_VALUE_BYTES));
         let (rule_bitmaps, rule_graph) = if rules == RuleSet::Asian && can_check(m) {
-            let bitmaps = (own as f64 * perpetual::BYTES_PER_SLOT).ceil() as u64;
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
+            let ranks = own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0;
+            let bitmaps = ranks as u64 + draws * perpetual::BITS_PER_DRAW / 8;
             let graph = draws.saturating_mul(perpetual_graph::BYTES_PER_DRAW);
             (solve.saturating_add(bitmaps), solve.saturating_add(graph))
         } else {

@@ -19,8 +19,9 @@
 //! attractor walks the un-moves of the positions that just joined (only checking moves make Z
 //! grow backwards), and an opponent-to-move position joins when generating its moves shows
 //! that each of them is covered (a check into Z, a quiet move into X): *forward verification*,
-//! as in Syzygy's generator, instead of a counter per position. About 3.75 bytes a slot in all,
-//! where the graph pass ([`super::perpetual_graph`]) stores the draws' moves in about 90
+//! as in Syzygy's generator, instead of a counter per position. Node ids are the draws' ranks
+//! ([`super::draw_index`]), so each bitmap takes a bit per draw: 15 bits a draw and 2.5 bits a
+//! slot for the ranks (on KRNKR, 20% of slot-positions drawn, 0.7 bytes a slot), where the graph pass ([`super::perpetual_graph`]) stores the draws' moves in about 90
 //! bytes a draw; it pays in time: every round generates moves again.
 //!
 //! A position p wins this way is stored as `WinByRule` (p to move) or `LossByRule` (the
@@ -29,6 +30,7 @@
 
 use super::bits::Bits;
 use super::cells;
+use super::draw_index::DrawIndex;
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
 use crate::rules::{Color, Position, Role};
@@ -46,9 +48,12 @@ pub(crate) const CHECKED: u8 = 2;
 /// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
 pub(crate) const EXIT: u8 = 4;
 
-/// Bytes per slot (both sides to move together) the pass needs beside the values: the
-/// fixpoint's bitmaps and the in-check and exit bitmaps, each a bit per slot and side.
-pub(crate) const BYTES_PER_SLOT: f64 = (2 * (FIXPOINT_BITMAPS + 2)) as f64 / 8.0;
+/// Bits per draw the pass needs beside the values: the fixpoint's bitmaps and the in-check
+/// and exit bitmaps.
+pub(crate) const BITS_PER_DRAW: u64 = FIXPOINT_BITMAPS + 2;
+
+/// Bits per slot (both sides to move together) of the draws' ranks.
+pub(crate) const RANK_BITS_PER_SLOT: f64 = 2.0 * super::draw_index::BITS_PER_SLOT;
 
 /// The draws of one side p's game, as the fixpoint sees them. Node ids are below
 /// [`DrawGame::id_bound`]; not every id need be a node.
@@ -419,51 +424,51 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     }
 }
 
-/// The draws of a set being generated, for side p: node id `side * size + slot`.
+/// The draws of a set being generated, for side p: node ids are the draws' ranks
+/// ([`DrawIndex`]), so that every bitmap of the pass takes a bit per draw.
 struct Draws<'s, 'a> {
     solver: &'s Solver<'a>,
     p: Color,
-    size: u64,
-    /// Per side to move: the draws whose side to move is in check.
-    checked: [Bits; 2],
-    /// Per side to move: the draws with an exit.
-    exit: [Bits; 2],
+    ids: DrawIndex,
+    /// The draws whose side to move is in check.
+    checked: Bits,
+    /// The draws with an exit.
+    exit: Bits,
 }
 
 impl<'s, 'a> Draws<'s, 'a> {
     /// The draws of `solver`'s current values, with their check and exit bits.
     fn new(solver: &'s Solver<'a>, p: Color) -> Result<Self, GenError> {
-        let size = solver.index.size();
+        let ids = DrawIndex::new(&solver.cells);
         let draws = Draws {
             solver,
             p,
-            size,
-            checked: [Bits::new(size), Bits::new(size)],
-            exit: [Bits::new(size), Bits::new(size)],
+            checked: Bits::new(ids.count()),
+            exit: Bits::new(ids.count()),
+            ids,
         };
         for side in Color::ALL {
-            par_chunks(size).try_for_each(|range| {
+            par_chunks(solver.index.size()).try_for_each(|range| {
                 let mut sq = [0u8; MAX_MEN];
                 let sq = &mut sq[..solver.index.layout().len()];
-                for i in range.filter(|&i| draws.is_draw(side, i)) {
+                for i in range {
+                    let Some(v) = draws.ids.id(side, i) else {
+                        continue;
+                    };
                     solver.index.decode_squares(i, sq);
                     let pos = solver.index.position_of(sq, side);
                     let in_check = pos.in_check();
                     if in_check {
-                        draws.checked[side.index()].set(i);
+                        draws.checked.set(v);
                     }
                     if draws.has_exit(&pos, in_check, sq)? {
-                        draws.exit[side.index()].set(i);
+                        draws.exit.set(v);
                     }
                 }
                 Ok::<(), GenError>(())
             })?;
         }
         Ok(draws)
-    }
-
-    fn is_draw(&self, side: Color, slot: u64) -> bool {
-        self.solver.cells.raw(side.index(), slot) == cells::DRAW
     }
 
     /// True if some move of draw `pos` (on squares `sq`) leaves the draws for a result that
@@ -490,22 +495,9 @@ impl<'s, 'a> Draws<'s, 'a> {
         Ok(false)
     }
 
-    fn side_and_slot(&self, v: u64) -> (Color, u64) {
-        let side = if v < self.size {
-            Color::Red
-        } else {
-            Color::Black
-        };
-        (side, v % self.size)
-    }
-
-    fn node(&self, side: Color, slot: u64) -> u64 {
-        side.index() as u64 * self.size + slot
-    }
-
     /// Calls `f` with node `v`'s position and its neighbours one piece-move away.
     fn with_position<R>(&self, v: u64, f: impl FnOnce(&Position, &mut Neighbours) -> R) -> R {
-        let (side, slot) = self.side_and_slot(v);
+        let (side, slot) = self.ids.slot_of(v);
         let index = self.solver.index;
         let mut sq = [0u8; MAX_MEN];
         let sq = &mut sq[..index.layout().len()];
@@ -517,20 +509,18 @@ impl<'s, 'a> Draws<'s, 'a> {
 
 impl DrawGame for Draws<'_, '_> {
     fn id_bound(&self) -> u64 {
-        2 * self.size
+        self.ids.count()
     }
 
-    fn is_node(&self, v: u64) -> bool {
-        let (side, slot) = self.side_and_slot(v);
-        self.is_draw(side, slot)
+    fn is_node(&self, _: u64) -> bool {
+        true
     }
 
     fn flags(&self, v: u64) -> u8 {
-        let (side, slot) = self.side_and_slot(v);
-        let s = side.index();
-        ((side == self.p) as u8 * P_TO_MOVE)
-            | (self.checked[s].get(slot) as u8 * CHECKED)
-            | (self.exit[s].get(slot) as u8 * EXIT)
+        let p_to_move = (v < self.ids.first_of(Color::Black)) == (self.p == Color::Red);
+        (p_to_move as u8 * P_TO_MOVE)
+            | (self.checked.get(v) as u8 * CHECKED)
+            | (self.exit.get(v) as u8 * EXIT)
     }
 
     fn any_successor(&self, v: u64, mut f: impl FnMut(u64) -> bool) -> bool {
@@ -539,7 +529,7 @@ impl DrawGame for Draws<'_, '_> {
             // illegal position, which is no draw.
             let next = pos.turn().opponent();
             near.any_quiet_move(self.solver.index, pos, |j| {
-                self.is_draw(next, j) && f(self.node(next, j))
+                self.ids.id(next, j).is_some_and(&mut f)
             })
         })
     }
@@ -551,8 +541,8 @@ impl DrawGame for Draws<'_, '_> {
             let index = self.solver.index;
             pos.for_each_unmove(&[], |um, _| {
                 let j = near.slot_after(index, um.mv.to, um.mv.from);
-                if self.is_draw(prev, j) {
-                    out.push(self.node(prev, j));
+                if let Some(w) = self.ids.id(prev, j) {
+                    out.push(w);
                 }
             });
         })
@@ -613,13 +603,13 @@ impl Solver<'_> {
     /// Applies the perpetual-check rule to the draws left by the mate search and returns how
     /// many positions (slots) it changed per side to move.
     pub(crate) fn apply_perpetual_rule(&self) -> Result<RuleCounts, GenError> {
-        let size = self.index.size();
         let mut counts: RuleCounts = [(0, 0); 2];
         for p in self.sides_the_rule_can_favour() {
-            let won = Fixpoint::solve(&Draws::new(self, p)?);
+            let draws = Draws::new(self, p)?;
+            let won = Fixpoint::solve(&draws);
             self.mark_rule_results(
                 p,
-                |side, i| won.get(side.index() as u64 * size + i),
+                |side, i| draws.ids.id(side, i).is_some_and(|v| won.get(v)),
                 &mut counts,
             );
         }

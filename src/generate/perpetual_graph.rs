@@ -1,6 +1,6 @@
 //! The perpetual-check pass over an explicit graph of the draws' moves (about 90 bytes a draw,
 //! each step of the fixpoint a scan of memory): several times faster than the bitmap pass of
-//! [`super::perpetual`], which computes the same fixpoint in about 3.75 bytes a slot. It runs
+//! [`super::perpetual`], which computes the same fixpoint in 15 bits a draw. It runs
 //! when its graph fits ([`super::RulePass::Auto`]), and the tests compare the two passes.
 //!
 //! The rule, the labels and the fixpoint are described in [`super::perpetual`].
@@ -11,7 +11,7 @@
 //! rather than a fresh move generation.
 //!
 
-use super::cells::{Cells, DRAW};
+use super::draw_index::DrawIndex;
 use super::perpetual::{CHECKED, EXIT, P_TO_MOVE, RuleCounts};
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
@@ -30,53 +30,6 @@ pub(crate) const BYTES_PER_DRAW: u64 = 90;
 
 /// Counter value of a node that cannot join Z in the current attractor.
 const NEVER: u8 = 0xFF;
-
-/// Ranks of the draws among the slots of one side: node id = base + rank.
-struct DrawRank {
-    bits: Vec<u64>,
-    before: Vec<u32>,
-    base: u32,
-    count: u32,
-}
-
-impl DrawRank {
-    fn new(cells: &Cells, side: usize, base: u64) -> Self {
-        let size = cells.size();
-        let bits: Vec<u64> = (0..size.div_ceil(64))
-            .into_par_iter()
-            .map(|w| {
-                (w * 64..(w * 64 + 64).min(size)).fold(0u64, |acc, i| {
-                    acc | (((cells.raw(side, i) == DRAW) as u64) << (i % 64))
-                })
-            })
-            .collect();
-        let mut before = Vec::with_capacity(bits.len());
-        let mut total: u64 = 0;
-        for w in &bits {
-            before.push(total as u32);
-            total += w.count_ones() as u64;
-        }
-        // Node ids are u32; `apply_perpetual_rule` refuses sets with more draws.
-        let base = base.min(u32::MAX as u64) as u32;
-        let total = total.min(u32::MAX as u64);
-        Self {
-            bits,
-            before,
-            base,
-            count: total as u32,
-        }
-    }
-
-    /// Node id of draw slot `i`, or `None` if the slot is not a draw.
-    #[inline]
-    fn id(&self, i: u64) -> Option<u32> {
-        let w = (i / 64) as usize;
-        let b = i % 64;
-        let word = self.bits[w];
-        (word >> b & 1 == 1)
-            .then(|| self.base + self.before[w] + (word & ((1u64 << b) - 1)).count_ones())
-    }
-}
 
 /// Everything one chunk of slots contributes to the graph.
 #[derive(Default)]
@@ -155,10 +108,9 @@ impl DrawGraph {
 
 impl Solver<'_> {
     /// The current draws of both sides, ranked; refuses if their graph cannot fit in memory.
-    fn draw_ranks(&self) -> Result<[DrawRank; 2], GenError> {
-        let red = DrawRank::new(&self.cells, 0, 0);
-        let black = DrawRank::new(&self.cells, 1, red.count as u64);
-        let draws = red.count as u64 + black.count as u64;
+    fn draw_ranks(&self) -> Result<DrawIndex, GenError> {
+        let ids = DrawIndex::new(&self.cells);
+        let draws = ids.count();
         let need = draws * BYTES_PER_DRAW;
         let avail = super::available_memory();
         if draws >= u32::MAX as u64 || (avail > 0 && need > avail / 10 * 9) {
@@ -170,23 +122,22 @@ impl Solver<'_> {
                 avail_gib: gib(avail),
             });
         }
-        Ok([red, black])
+        Ok(ids)
     }
 
     /// The graph of the current draws for side p: one move generation per draw. Node ids are
     /// the draws' ranks.
-    fn draw_graph(&self, p: Color) -> Result<([DrawRank; 2], DrawGraph), GenError> {
+    fn draw_graph(&self, p: Color) -> Result<(DrawIndex, DrawGraph), GenError> {
         let ranks = self.draw_ranks()?;
         let n = self.index.layout().len();
         let size = self.index.size();
         let mut parts: Vec<Part> = vec![];
         for side in Color::ALL {
-            let rank = &ranks[side.index()];
             let side_parts: Vec<Part> = par_chunks(size)
                 .map_init(Vec::new, |succ: &mut Vec<u32>, range| {
                     let mut part = Part::default();
                     for i in range {
-                        if rank.id(i).is_none() {
+                        if ranks.id(side, i).is_none() {
                             continue;
                         }
                         let flags = self.draw_node(p, side, i, n, &ranks, succ)?;
@@ -223,7 +174,7 @@ impl Solver<'_> {
         side: Color,
         i: u64,
         n: usize,
-        ranks: &[DrawRank; 2],
+        ranks: &DrawIndex,
         succ: &mut Vec<u32>,
     ) -> Result<u8, GenError> {
         let mut sq = [0u8; MAX_MEN];
@@ -243,9 +194,9 @@ impl Solver<'_> {
                 self.capture_value_raw(&pos, mv)?.to_stored()
             } else {
                 let j = near.slot_after(self.index, mv.from, mv.to);
-                match ranks[next.index()].id(j) {
+                match ranks.id(next, j) {
                     Some(u) => {
-                        succ.push(u);
+                        succ.push(u as u32);
                         continue;
                     }
                     None => self.cells.stored(next.index(), j),
@@ -425,9 +376,9 @@ impl Solver<'_> {
             self.mark_rule_results(
                 p,
                 |side, i| {
-                    ranks[side.index()]
-                        .id(i)
-                        .is_some_and(|v| pass.flags(v) & X != 0)
+                    ranks
+                        .id(side, i)
+                        .is_some_and(|v| pass.flags(v as u32) & X != 0)
                 },
                 &mut counts,
             );

@@ -1,0 +1,166 @@
+//! The draws of a set as a dense range of node ids, for the perpetual-check passes: a bitmap
+//! of the draws per side to move with a rank directory, so that a draw's node id is its rank
+//! (red-to-move draws first) and bitmaps over the nodes take a bit per draw, not per slot.
+
+use super::cells::{self, Cells};
+use crate::rules::Color;
+use rayon::prelude::*;
+
+/// Words of a superblock: the rank directory keeps a 64-bit count per superblock and a
+/// 16-bit count per word relative to it (at most 1023 * 64 bits precede a word within its
+/// superblock, which fits 16 bits).
+const SUPER_WORDS: usize = 1024;
+
+/// Bits a slot of a [`RankedBits`]: the bitmap and its 16-bit count per word.
+pub(crate) const BITS_PER_SLOT: f64 = 1.25;
+
+/// A bitmap with constant-time rank and logarithmic select: 1.25 bits a slot.
+pub(crate) struct RankedBits {
+    words: Vec<u64>,
+    /// Set bits before each superblock.
+    before_super: Vec<u64>,
+    /// Set bits before each word, counted from the start of its superblock.
+    before_word: Vec<u16>,
+    ones: u64,
+}
+
+impl RankedBits {
+    /// The bitmap whose bit `i` is `bit(i)`, for `i` below `len`.
+    pub(crate) fn new(len: u64, bit: impl Fn(u64) -> bool + Sync) -> RankedBits {
+        let words: Vec<u64> = (0..len.div_ceil(64))
+            .into_par_iter()
+            .map(|w| {
+                (w * 64..(w * 64 + 64).min(len))
+                    .fold(0u64, |acc, i| acc | ((bit(i) as u64) << (i % 64)))
+            })
+            .collect();
+        let mut before_super = Vec::with_capacity(words.len().div_ceil(SUPER_WORDS));
+        let mut before_word = Vec::with_capacity(words.len());
+        let mut ones = 0u64;
+        for chunk in words.chunks(SUPER_WORDS) {
+            before_super.push(ones);
+            let mut within = 0u64;
+            for w in chunk {
+                before_word.push(within as u16);
+                within += w.count_ones() as u64;
+            }
+            ones += within;
+        }
+        RankedBits {
+            words,
+            before_super,
+            before_word,
+            ones,
+        }
+    }
+
+    /// Number of set bits.
+    pub(crate) fn ones(&self) -> u64 {
+        self.ones
+    }
+
+    /// The rank of bit `i` (set bits before it) if it is set.
+    #[inline]
+    pub(crate) fn rank_of_set(&self, i: u64) -> Option<u64> {
+        let w = (i / 64) as usize;
+        let word = self.words[w];
+        let b = i % 64;
+        (word >> b & 1 == 1).then(|| {
+            self.before_super[w / SUPER_WORDS]
+                + self.before_word[w] as u64
+                + (word & ((1u64 << b) - 1)).count_ones() as u64
+        })
+    }
+
+    /// The position of the set bit of rank `r` (below [`RankedBits::ones`]).
+    pub(crate) fn select(&self, r: u64) -> u64 {
+        debug_assert!(r < self.ones);
+        let s = self.before_super.partition_point(|&b| b <= r) - 1;
+        let within = r - self.before_super[s];
+        let first = s * SUPER_WORDS;
+        let last = (first + SUPER_WORDS).min(self.words.len());
+        let counts = &self.before_word[first..last];
+        let w = first + counts.partition_point(|&c| c as u64 <= within) - 1;
+        let mut word = self.words[w];
+        for _ in 0..within - self.before_word[w] as u64 {
+            word &= word - 1;
+        }
+        w as u64 * 64 + word.trailing_zeros() as u64
+    }
+}
+
+/// The draws of both sides to move: node id = rank among red-to-move draws, then the black
+/// ones after them.
+pub(crate) struct DrawIndex {
+    sides: [RankedBits; 2],
+}
+
+impl DrawIndex {
+    /// The slots whose cells are [`cells::DRAW`].
+    pub(crate) fn new(cells: &Cells) -> DrawIndex {
+        let side = |s: usize| RankedBits::new(cells.size(), |i| cells.raw(s, i) == cells::DRAW);
+        DrawIndex {
+            sides: [side(0), side(1)],
+        }
+    }
+
+    /// Number of draws, both sides to move.
+    pub(crate) fn count(&self) -> u64 {
+        self.sides[0].ones() + self.sides[1].ones()
+    }
+
+    /// The first node id of `side` to move's draws.
+    #[inline]
+    pub(crate) fn first_of(&self, side: Color) -> u64 {
+        match side {
+            Color::Red => 0,
+            Color::Black => self.sides[0].ones(),
+        }
+    }
+
+    /// The node id of `slot` with `side` to move, if it is a draw.
+    #[inline]
+    pub(crate) fn id(&self, side: Color, slot: u64) -> Option<u64> {
+        self.sides[side.index()]
+            .rank_of_set(slot)
+            .map(|r| self.first_of(side) + r)
+    }
+
+    /// The side to move and slot of node `id`.
+    #[inline]
+    pub(crate) fn slot_of(&self, id: u64) -> (Color, u64) {
+        let red = self.sides[0].ones();
+        if id < red {
+            (Color::Red, self.sides[0].select(id))
+        } else {
+            (Color::Black, self.sides[1].select(id - red))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RankedBits;
+
+    #[test]
+    fn rank_and_select_agree_with_counting() {
+        // Three superblocks and a bit, with runs of every density.
+        let len = (3 * super::SUPER_WORDS as u64 + 1) * 64 + 17;
+        let bit = |i: u64| (i * i + i / 7) % 5 < 2 || (i / 2000) % 3 == 0;
+        let bits = RankedBits::new(len, bit);
+        let mut rank = 0;
+        for i in 0..len {
+            if bit(i) {
+                assert_eq!(bits.rank_of_set(i), Some(rank), "rank of {i}");
+                assert_eq!(bits.select(rank), i, "select of {rank}");
+                rank += 1;
+            } else {
+                assert_eq!(bits.rank_of_set(i), None);
+            }
+        }
+        assert_eq!(bits.ones(), rank);
+        let all = RankedBits::new(len, |_| true);
+        assert_eq!(all.select(len - 1), len - 1);
+        assert_eq!(all.rank_of_set(len - 1), Some(len - 1));
+    }
+}
