@@ -146,7 +146,7 @@ mod tests {
     fn rank_and_select_agree_with_counting() {
         // Three superblocks and a bit, with runs of every density.
         let len = (3 * super::SUPER_WORDS as u64 + 1) * 64 + 17;
-        let bit = |i: u64| (i * i + i / 7) % 5 < 2 || (i / 2000) % 3 == 0;
+        let bit = |i: u64| (i * i + i / 7) % 5 < 2 || (i / 2000).is_multiple_of(3);
         let bits = RankedBits::new(len, bit);
         let mut rank = 0;
         for i in 0..len {
