@@ -36,6 +36,7 @@ use crate::index::MAX_MEN;
 use crate::rules::{Color, Position, Role};
 use crate::value::{STORED_DRAW, Value};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
@@ -60,6 +61,8 @@ pub(crate) const RANK_BITS_PER_SLOT: f64 = 2.0 * super::draw_index::BITS_PER_SLO
 pub(crate) trait DrawGame: Sync {
     /// Every node id is below this.
     fn id_bound(&self) -> u64;
+    /// A range of node ids holding every p-to-move node.
+    fn p_ids(&self) -> std::ops::Range<u64>;
     /// True if `v` is a node.
     fn is_node(&self, v: u64) -> bool;
     /// [`P_TO_MOVE`], [`CHECKED`] and [`EXIT`] of node `v`.
@@ -107,10 +110,21 @@ pub(crate) struct Fixpoint<'g, G> {
     cleared: Bits,
     /// The nodes of Z that may have lost their support, while Z shrinks.
     suspect: Bits,
+    /// Nodes to verify, each once.
+    candidates: Bits,
+    /// Per node of `p_ids` (empty if the ids do not fit 32 bits): a non-checked node it
+    /// moves to quietly, found when it last was a seed ([`NO_WITNESS`] if none is known).
+    /// While the witness stays in Y the node stays a seed, without generating its moves.
+    witness: Vec<AtomicU32>,
+    /// The first id of `p_ids`.
+    p_first: u64,
 }
 
+/// A witness that names no node.
+const NO_WITNESS: u32 = u32::MAX;
+
 /// Bitmaps of [`Fixpoint`], each over the node ids of both sides to move.
-pub(crate) const FIXPOINT_BITMAPS: u64 = 13;
+pub(crate) const FIXPOINT_BITMAPS: u64 = 14;
 
 impl<'g, G: DrawGame> Fixpoint<'g, G> {
     /// The nodes p wins (a bitmap over node ids).
@@ -131,6 +145,9 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             top_joined: Bits::new(ids),
             cleared: Bits::new(ids),
             suspect: Bits::new(ids),
+            candidates: Bits::new(ids),
+            witness: witnesses(game),
+            p_first: game.p_ids().start,
         };
         f.run();
         f.x
@@ -195,27 +212,20 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     fn grow_top(&self) {
         self.frontier.clear_all();
         self.top_joined.clear_all();
-        self.delta.for_each_one(Vec::new, |preds, a| {
-            if self.game.flags(a) & (P_TO_MOVE | CHECKED) != P_TO_MOVE {
-                return;
-            }
-            self.game.predecessors(a, preds);
-            for &w in preds.iter() {
-                // A seed has every move quiet and into X, so it is covered too: one move
-                // generation serves both questions when it is one.
-                let seed = self.opponent_seeds.get(w) || self.is_opponent_seed(w);
+        self.mark_quiet_predecessors_of_delta(|w| self.opponent_seeds.get(w));
+        self.candidates.for_each_one(
+            || (),
+            |_, w| {
+                let (covered, seed) = self.cover(w, &self.z_top);
                 if seed {
                     self.opponent_seeds.set(w);
                 }
-                if !self.z_top.get(w)
-                    && (seed || self.every_move_covered(w, &self.z_top))
-                    && self.z_top.set(w)
-                {
+                if covered && self.z_top.set(w) {
                     self.frontier.set(w);
                     self.top_joined.set(w);
                 }
-            }
-        });
+            },
+        );
         self.attract(&self.z_top, Some(&self.top_joined));
         self.top_joined.for_each_one(Vec::new, |preds, d| {
             if self.game.flags(d) & (P_TO_MOVE | CHECKED) != 0 {
@@ -224,6 +234,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             self.game.predecessors(d, preds);
             for &w in preds.iter() {
                 self.p_seeds_top.set(w);
+                self.note_witness(w, d);
             }
         });
     }
@@ -253,14 +264,37 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         })
     }
 
-    /// True if p-to-move node `v` joins Z at once: it has an exit or a quiet move into Y.
+    /// True if p-to-move node `v` joins Z at once: it has an exit or a quiet move into Y
+    /// (its witness, if that is still in Y, else one found by generating its moves).
     fn is_p_seed(&self, v: u64) -> bool {
         let f = self.game.flags(v);
-        f & P_TO_MOVE != 0
-            && (f & EXIT != 0
-                || self
-                    .game
-                    .any_successor(v, |u| !self.has(u, CHECKED) && self.y.get(u)))
+        if f & P_TO_MOVE == 0 {
+            return false;
+        }
+        if f & EXIT != 0 {
+            return true;
+        }
+        let witness = self.witness.get((v - self.p_first) as usize);
+        if let Some(w) = witness.map(|w| w.load(Relaxed))
+            && w != NO_WITNESS
+            && self.y.get(w as u64)
+        {
+            return true;
+        }
+        self.game.any_successor(v, |u| {
+            let found = !self.has(u, CHECKED) && self.y.get(u);
+            if found && let Some(w) = witness {
+                w.store(u as u32, Relaxed);
+            }
+            found
+        })
+    }
+
+    /// Records that p-to-move node `v` moves quietly to non-checked node `u`.
+    fn note_witness(&self, v: u64, u: u64) {
+        if let Some(w) = self.witness.get((v - self.p_first) as usize) {
+            w.store(u as u32, Relaxed);
+        }
     }
 
     /// True if opponent-to-move node `v` joins Z at once: it has no exit and every move is
@@ -270,6 +304,43 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             && !self
                 .game
                 .any_successor(v, |u| self.has(u, CHECKED) || !self.x.get(u))
+    }
+
+    /// Marks in `candidates` the opponent-to-move nodes that move quietly into a p-to-move
+    /// node of `delta` (a node that just joined X), but for those `skip` names: each once,
+    /// however many of its moves reach `delta`.
+    fn mark_quiet_predecessors_of_delta(&self, skip: impl Fn(u64) -> bool + Sync) {
+        self.candidates.clear_all();
+        self.delta.for_each_one(Vec::new, |preds, a| {
+            if self.game.flags(a) & (P_TO_MOVE | CHECKED) != P_TO_MOVE {
+                return;
+            }
+            self.game.predecessors(a, preds);
+            for &w in preds.iter() {
+                if !skip(w) {
+                    self.candidates.set(w);
+                }
+            }
+        });
+    }
+
+    /// For opponent-to-move node `w`, in one move generation: whether each move is covered
+    /// (a check into `z` or a quiet move into X, `w` having no exit), and whether `w` is
+    /// moreover a seed (every move quiet).
+    fn cover(&self, w: u64, z: &Bits) -> (bool, bool) {
+        if self.has(w, EXIT) {
+            return (false, false);
+        }
+        let mut all_quiet = true;
+        let escapes = self.game.any_successor(w, |u| {
+            if self.has(u, CHECKED) {
+                all_quiet = false;
+                !z.get(u)
+            } else {
+                !self.x.get(u)
+            }
+        });
+        (!escapes, !escapes && all_quiet)
     }
 
     /// True if each move of opponent-to-move node `w` is covered: a check into `z` or a
@@ -331,10 +402,13 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
                 }
             },
         );
-        self.walk_checks_back(|w| {
-            let seed = self.p_seeds.get(w) || self.opponent_seeds.get(w);
-            self.z.get(w) && !seed && self.suspect.set(w)
-        });
+        self.walk_checks_back(
+            |w| {
+                let seed = self.p_seeds.get(w) || self.opponent_seeds.get(w);
+                self.z.get(w) && !seed && !self.suspect.get(w)
+            },
+            |w| self.suspect.set(w),
+        );
         self.z.assign_and_not(&self.z, &self.suspect);
         self.frontier.clear_all();
         self.suspect.for_each_one(
@@ -370,58 +444,84 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         self.z.or_from(&self.p_seeds);
         self.z.or_from(&self.opponent_seeds);
         self.frontier.assign_and_not(&self.z, &self.x);
-        self.delta.for_each_one(Vec::new, |preds, a| {
-            if self.game.flags(a) & (P_TO_MOVE | CHECKED) != P_TO_MOVE {
-                return;
-            }
-            self.game.predecessors(a, preds);
-            for &w in preds.iter() {
-                if !self.z.get(w) && self.every_move_covered(w, &self.z) && self.z.set(w) {
+        self.mark_quiet_predecessors_of_delta(|w| self.z.get(w));
+        self.candidates.for_each_one(
+            || (),
+            |_, w| {
+                if self.every_move_covered(w, &self.z) && self.z.set(w) {
                     self.frontier.set(w);
                 }
-            }
-        });
+            },
+        );
         self.attract(&self.z, None);
     }
 
     /// Grows `z` backwards along checking moves from the nodes in `frontier` (already in
-    /// `z`) until nothing joins, also marking the nodes that join in `joined`. The nodes of
-    /// one step all join before the next step verifies anything, so the last of a node's
-    /// successors to join always sees the others in `z`.
+    /// `z`) until nothing joins, also marking the nodes that join in `joined`. A node
+    /// verified while one of its successors joins in the same step is verified again in the
+    /// next, as a predecessor of that successor.
     fn attract(&self, z: &Bits, joined: Option<&Bits>) {
-        self.walk_checks_back(|w| {
-            let joins = !z.get(w) && (self.has(w, P_TO_MOVE) || self.every_move_covered(w, z));
-            if joins && z.set(w) {
-                if let Some(j) = joined {
-                    j.set(w);
+        self.walk_checks_back(
+            |w| !z.get(w),
+            |w| {
+                let joins = self.has(w, P_TO_MOVE) || self.every_move_covered(w, z);
+                if joins && z.set(w) {
+                    if let Some(j) = joined {
+                        j.set(w);
+                    }
+                    return true;
                 }
-                return true;
-            }
-            false
-        });
+                false
+            },
+        );
     }
 
-    /// Walks backwards along checking moves from the nodes in `frontier`, step by step: each
-    /// predecessor `w` of a checked node of the step for which `reached(w)` holds (and
-    /// does what the walk is for) is in the next step, until a step is empty.
-    fn walk_checks_back(&self, reached: impl Fn(u64) -> bool + Sync) {
+    /// Walks backwards along checking moves from the nodes in `frontier`, step by step: the
+    /// predecessors `w` of the step's checked nodes for which `near(w)` holds are gathered
+    /// (each once, in `candidates`), and those for which `reached(w)` then holds (and does
+    /// what the walk is for) are the next step, until a step is empty.
+    fn walk_checks_back(
+        &self,
+        near: impl Fn(u64) -> bool + Sync,
+        reached: impl Fn(u64) -> bool + Sync,
+    ) {
         let (mut current, mut next) = (&self.frontier, &self.next);
         while current.count() > 0 {
-            next.clear_all();
+            self.candidates.clear_all();
             current.for_each_one(Vec::new, |preds, v| {
                 if !self.has(v, CHECKED) {
                     return;
                 }
                 self.game.predecessors(v, preds);
                 for &w in preds.iter() {
-                    if reached(w) {
-                        next.set(w);
+                    if near(w) {
+                        self.candidates.set(w);
                     }
                 }
             });
+            next.clear_all();
+            self.candidates.for_each_one(
+                || (),
+                |_, w| {
+                    if reached(w) {
+                        next.set(w);
+                    }
+                },
+            );
             std::mem::swap(&mut current, &mut next);
         }
     }
+}
+
+/// The witness array of `game`'s p-to-move ids (empty if an id does not fit 32 bits).
+fn witnesses(game: &impl DrawGame) -> Vec<AtomicU32> {
+    let ids = game.p_ids();
+    if game.id_bound() >= NO_WITNESS as u64 {
+        return vec![];
+    }
+    (ids.start..ids.end)
+        .map(|_| AtomicU32::new(NO_WITNESS))
+        .collect()
 }
 
 /// The draws of a set being generated, for side p: node ids are the draws' ranks
@@ -510,6 +610,14 @@ impl<'s, 'a> Draws<'s, 'a> {
 impl DrawGame for Draws<'_, '_> {
     fn id_bound(&self) -> u64 {
         self.ids.count()
+    }
+
+    fn p_ids(&self) -> std::ops::Range<u64> {
+        let first = self.ids.first_of(self.p);
+        match self.p {
+            Color::Red => first..self.ids.first_of(Color::Black),
+            Color::Black => first..self.ids.count(),
+        }
     }
 
     fn is_node(&self, _: u64) -> bool {
@@ -723,6 +831,9 @@ mod tests {
     impl DrawGame for HandMade {
         fn id_bound(&self) -> u64 {
             self.flags.len() as u64
+        }
+        fn p_ids(&self) -> std::ops::Range<u64> {
+            0..self.flags.len() as u64
         }
         fn is_node(&self, _: u64) -> bool {
             true
