@@ -212,6 +212,25 @@ struct Group {
     points: Vec<u8>,
     point_ord: [u8; 90],
     combos: u64,
+    /// What one step of this group's combination number adds to a slot: the product of the
+    /// later groups' combinations (saturating for sets past `u64`).
+    stride: u64,
+    /// Entry of its first piece among the entries past the defenders.
+    first: usize,
+}
+
+/// Groups a set can have: rooks, horses, cannons and pawns of each side.
+const MAX_GROUPS: usize = 8;
+
+/// A square list's slot split by group, so that the slot after a move of a rook, horse,
+/// cannon or pawn costs that group's part alone ([`MaterialIndex::slot_after_group_move`]).
+#[derive(Clone, Copy, Debug)]
+pub struct GroupParts {
+    /// Per orientation (as it stands, mirrored): the slot it encodes to, or `u64::MAX` if the
+    /// slot is not read in that orientation.
+    slot: [u64; 2],
+    /// Per orientation: each group's combination number.
+    part: [[u64; MAX_GROUPS]; 2],
 }
 
 /// Where both sides' generals, advisors and elephants stand, as placement numbers: the part
@@ -227,6 +246,8 @@ pub struct MaterialIndex {
     pair_of: Vec<u32>,
     pair_symmetric: Vec<bool>,
     groups: Vec<Group>,
+    /// The group of each entry past the defenders.
+    entry_group: Vec<u8>,
     radix: u64,
     size: u64,
     /// The piece of each slot of a square list, in index order: red defenders (general,
@@ -250,6 +271,31 @@ const fn build_mirror() -> [u8; 90] {
     t
 }
 static MIRROR: [u8; 90] = build_mirror();
+
+impl Group {
+    /// The combination number of this group's pieces on `sq` (mirrored if `mirror`), with
+    /// the piece at `moved.0` standing on `moved.1` instead; `None` if a piece stands where
+    /// its kind never can.
+    #[inline]
+    fn combination(&self, sq: &[u8], mirror: bool, moved: Option<(usize, u8)>) -> Option<u64> {
+        let mut ords = [0u8; 5];
+        for (i, o) in ords.iter_mut().take(self.count).enumerate() {
+            let s = match moved {
+                Some((k, to)) if k == i => to,
+                _ => sq[i],
+            };
+            let s = if mirror { MIRROR[s as usize] } else { s };
+            *o = self.point_ord[s as usize];
+            if *o == 0xFF {
+                return None;
+            }
+        }
+        if self.count > 1 {
+            ords[..self.count].sort_unstable();
+        }
+        Some(combo_index(&ords[..self.count]))
+    }
+}
 
 impl MaterialIndex {
     /// Builds the index of `material` (any colouring).
@@ -290,6 +336,7 @@ impl MaterialIndex {
                 for (i, &p) in pts.iter().enumerate() {
                     point_ord[p as usize] = i as u8;
                 }
+                let first = groups.iter().map(|g: &Group| g.count).sum();
                 groups.push(Group {
                     color: c,
                     role,
@@ -297,6 +344,8 @@ impl MaterialIndex {
                     combos: BINOMIAL[pts.len()][count],
                     points: pts,
                     point_ord,
+                    stride: 1,
+                    first,
                 });
             }
         }
@@ -306,6 +355,16 @@ impl MaterialIndex {
             .try_fold(1u64, |acc, g| acc.checked_mul(g.combos))
             .unwrap_or(u64::MAX);
         let size = (pairs.len() as u64).saturating_mul(radix);
+        let mut stride = 1u64;
+        for g in groups.iter_mut().rev() {
+            g.stride = stride;
+            stride = stride.saturating_mul(g.combos);
+        }
+        let entry_group = groups
+            .iter()
+            .enumerate()
+            .flat_map(|(i, g)| std::iter::repeat_n(i as u8, g.count))
+            .collect();
         let mut layout = vec![];
         for d in &defenders {
             layout.push(Piece::new(d.color, Role::General));
@@ -334,6 +393,7 @@ impl MaterialIndex {
             pair_of,
             pair_symmetric,
             groups,
+            entry_group,
             radix,
             size,
         }
@@ -476,8 +536,24 @@ impl MaterialIndex {
     /// says (computed once for all the moves of other pieces).
     #[inline]
     pub fn encode_with(&self, pair: DefenderPair, sq: &[u8]) -> Option<u64> {
-        let [r, b] = pair.0.map(|v| v as usize);
         let n = self.defender_entries();
+        let mut best: Option<u64> = None;
+        for (o, orientation) in self.orientations(pair).into_iter().enumerate() {
+            let Some(rb) = orientation else {
+                continue;
+            };
+            let slot = self.encode_rest(rb, &sq[n..], o == 1)?;
+            best = Some(best.map_or(slot, |b| b.min(slot)));
+        }
+        best
+    }
+
+    /// The orientations in which a square list whose defenders stand as `pair` is read:
+    /// as it stands, mirrored, or both when the defenders are their own mirror image (the
+    /// smaller slot counts).
+    #[inline]
+    fn orientations(&self, pair: DefenderPair) -> [Option<(usize, usize)>; 2] {
+        let [r, b] = pair.0.map(|v| v as usize);
         let direct = (r, b);
         let mirrored = (
             self.defenders[0].mirror[r] as usize,
@@ -485,14 +561,66 @@ impl MaterialIndex {
         );
         use std::cmp::Ordering::*;
         match direct.cmp(&mirrored) {
-            Less => self.encode_rest(direct, &sq[n..], false),
-            Greater => self.encode_rest(mirrored, &sq[n..], true),
-            Equal => {
-                let a = self.encode_rest(direct, &sq[n..], false)?;
-                let b = self.encode_rest(mirrored, &sq[n..], true)?;
-                Some(a.min(b))
-            }
+            Less => [Some(direct), None],
+            Greater => [None, Some(mirrored)],
+            Equal => [Some(direct), Some(mirrored)],
         }
+    }
+
+    /// The slot of `sq` split by group, its defenders standing as `pair` says; `None` where
+    /// [`MaterialIndex::encode_with`] gives none.
+    pub fn group_parts(&self, pair: DefenderPair, sq: &[u8]) -> Option<GroupParts> {
+        let rest = &sq[self.defender_entries()..];
+        let nb = self.defenders[1].placements.len();
+        let mut parts = GroupParts {
+            slot: [u64::MAX; 2],
+            part: [[0; MAX_GROUPS]; 2],
+        };
+        for (o, orientation) in self.orientations(pair).into_iter().enumerate() {
+            let Some((r, b)) = orientation else {
+                continue;
+            };
+            let pair = self.pair_of[r * nb + b];
+            if pair == NONE32 {
+                return None;
+            }
+            let mut index = pair as u64;
+            for (g, grp) in self.groups.iter().enumerate() {
+                let c = grp.combination(&rest[grp.first..grp.first + grp.count], o == 1, None)?;
+                parts.part[o][g] = c;
+                index = index * grp.combos + c;
+            }
+            parts.slot[o] = index;
+        }
+        Some(parts)
+    }
+
+    /// The slot after the piece at entry `k` of `sq` (a rook, horse, cannon or pawn) goes to
+    /// the empty point `to`, from `sq`'s [`GroupParts`]: only the moved group's combination
+    /// is computed again. Equal to [`MaterialIndex::encode_squares`] of the moved list.
+    #[inline]
+    pub fn slot_after_group_move(
+        &self,
+        parts: &GroupParts,
+        sq: &[u8],
+        k: usize,
+        to: u8,
+    ) -> Option<u64> {
+        let rest = &sq[self.defender_entries()..];
+        let e = k - self.defender_entries();
+        let g = self.entry_group[e] as usize;
+        let grp = &self.groups[g];
+        let mut best: Option<u64> = None;
+        for o in 0..2 {
+            if parts.slot[o] == u64::MAX {
+                continue;
+            }
+            let moved = Some((e - grp.first, to));
+            let c = grp.combination(&rest[grp.first..grp.first + grp.count], o == 1, moved)?;
+            let slot = parts.slot[o] - parts.part[o][g] * grp.stride + c * grp.stride;
+            best = Some(best.map_or(slot, |b| b.min(slot)));
+        }
+        best
     }
 
     #[inline]
@@ -503,20 +631,9 @@ impl MaterialIndex {
             return None;
         }
         let mut index = pair as u64;
-        let mut n = 0;
         for grp in &self.groups {
-            let mut ords = [0u8; 5];
-            for o in ords.iter_mut().take(grp.count) {
-                let s = sq[n];
-                let s = if mirror { MIRROR[s as usize] } else { s };
-                *o = grp.point_ord[s as usize];
-                if *o == 0xFF {
-                    return None;
-                }
-                n += 1;
-            }
-            ords[..grp.count].sort_unstable();
-            index = index * grp.combos + combo_index(&ords[..grp.count]);
+            let c = grp.combination(&sq[grp.first..grp.first + grp.count], mirror, None)?;
+            index = index * grp.combos + c;
         }
         Some(index)
     }
@@ -590,6 +707,43 @@ impl MaterialIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_group_move_gives_the_slot_encoding_gives() {
+        // Single pieces, pairs of a kind, pawns (points limited), defenders of both sides
+        // (mirror-symmetric placements read both ways).
+        for name in ["KRNKR", "KRRKNN", "KPPKAB", "KCPKAABB", "KNNPKRP"] {
+            let index = MaterialIndex::new(name.parse().unwrap());
+            let n = index.layout().len();
+            let defenders = index.defender_entries();
+            let mut checked = 0;
+            // Every slot of the small sets, a stride through the large ones.
+            let step = (index.size() / 20_000).max(1) | 1;
+            for i in (0..index.size()).step_by(step as usize) {
+                let mut sq = [0u8; MAX_MEN];
+                let sq = &mut sq[..n];
+                if !index.decode_squares(i, sq) || index.encode_squares(sq) != Some(i) {
+                    continue;
+                }
+                let pair = index.defender_pair(sq).unwrap();
+                let parts = index.group_parts(pair, sq).unwrap();
+                for k in defenders..n {
+                    for to in 0..90u8 {
+                        if sq.contains(&to) {
+                            continue;
+                        }
+                        let mut moved = sq.to_vec();
+                        moved[k] = to;
+                        let want = index.encode_squares(&moved);
+                        let got = index.slot_after_group_move(&parts, sq, k, to);
+                        assert_eq!(got, want, "{name} slot {i}: entry {k} to {to}");
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 100_000, "{name}: {checked} moves checked");
+        }
+    }
 
     #[test]
     fn combinations_round_trip() {

@@ -540,12 +540,14 @@ enum First {
 }
 
 /// A position's square list, ready to give the slots of positions one piece-move away (moves
-/// and un-moves alike): which entry stands on each square, and the defender placements that
-/// moves of other pieces leave alone.
+/// and un-moves alike): which entry stands on each square, and its slot split by group, which
+/// moves of rooks, horses, cannons and pawns change one group at a time.
 struct Neighbours<'s> {
     sq: &'s mut [u8],
     entry: [u8; 90],
-    pair: crate::index::DefenderPair,
+    /// The slot split by group: a move of a rook, horse, cannon or pawn recomputes only its
+    /// group's part.
+    parts: crate::index::GroupParts,
 }
 
 impl<'s> Neighbours<'s> {
@@ -557,20 +559,22 @@ impl<'s> Neighbours<'s> {
             entry[s as usize] = k as u8;
         }
         let pair = index.defender_pair(sq).expect("legal slot");
-        Neighbours { sq, entry, pair }
+        let parts = index.group_parts(pair, sq).expect("legal slot");
+        Neighbours { sq, entry, parts }
     }
 
     /// The slot after the piece on `from` goes to the empty point `to`.
     #[inline]
     fn slot_after(&mut self, index: &MaterialIndex, from: Square, to: Square) -> u64 {
         let k = self.entry[from.index()] as usize;
-        self.sq[k] = to.index() as u8;
         let j = if k < index.defender_entries() {
-            index.encode_squares(self.sq)
+            self.sq[k] = to.index() as u8;
+            let j = index.encode_squares(self.sq);
+            self.sq[k] = from.index() as u8;
+            j
         } else {
-            index.encode_with(self.pair, self.sq)
+            index.slot_after_group_move(&self.parts, self.sq, k, to.index() as u8)
         };
-        self.sq[k] = from.index() as u8;
         j.expect("a move keeps the material")
     }
 }
