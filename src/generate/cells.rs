@@ -10,6 +10,8 @@ use crate::table::{ValueSource, WdlCodes, wdl_code};
 use crate::value::{STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -300,6 +302,49 @@ impl Cells {
         at
     }
 
+    /// Writes the cells of both sides to the new file `path` and frees them, for a pass that
+    /// does not read them ([`Cells::restore`] reads them back). On an error the cells stay
+    /// and the file is removed.
+    ///
+    /// # Errors
+    /// The file cannot be written (a full disk).
+    pub(super) fn spill(&mut self, path: &Path) -> std::io::Result<()> {
+        let write = || -> std::io::Result<()> {
+            let mut f = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+            for side in &self.sides {
+                for w in side {
+                    f.write_all(&w.load(Relaxed).to_ne_bytes())?;
+                }
+            }
+            f.into_inner().map_err(|e| e.into_error())?.sync_all()
+        };
+        if let Err(e) = write() {
+            let _ = std::fs::remove_file(path);
+            return Err(e);
+        }
+        self.sides = [Vec::new(), Vec::new()];
+        Ok(())
+    }
+
+    /// Reads back the cells [`Cells::spill`] wrote to `path`, and removes the file.
+    ///
+    /// # Errors
+    /// The file cannot be read or is shorter than the cells.
+    pub(super) fn restore(&mut self, path: &Path) -> std::io::Result<()> {
+        let words = self.size.div_ceil(8) as usize;
+        let mut f = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path)?);
+        for side in &mut self.sides {
+            let mut v = Vec::with_capacity(words);
+            let mut b = [0u8; 8];
+            for _ in 0..words {
+                f.read_exact(&mut b)?;
+                v.push(AtomicU64::new(u64::from_ne_bytes(b)));
+            }
+            *side = v;
+        }
+        std::fs::remove_file(path)
+    }
+
     /// Turns every undecided cell into a draw.
     pub(super) fn settle_draws(&self) {
         self.sides.par_iter().for_each(|side| {
@@ -382,6 +427,44 @@ mod tests {
             "an illegal slot takes the code before it"
         );
         assert_eq!(codes[1].as_bytes(), [1, 1, 0, 1]);
+    }
+
+    #[test]
+    fn cells_set_aside_on_disk_come_back_the_same() {
+        let mut cells = Cells::new(21);
+        for i in 0..21 {
+            cells.set_distance(0, i, (i % 9) as u16);
+            cells.set_marker(1, i, [DRAW, RULE_WIN, ILLEGAL][i as usize % 3]);
+        }
+        cells.improve_win(1, 5, 301);
+        let want: Vec<[u16; 2]> = (0..21)
+            .map(|i| [cells.stored(0, i), cells.stored(1, i)])
+            .collect();
+        let dir = std::env::temp_dir().join(format!("canju-spill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cells");
+        cells.spill(&path).unwrap();
+        assert!(
+            cells.sides.iter().all(|s| s.is_empty()),
+            "the memory is freed"
+        );
+        cells.restore(&path).unwrap();
+        assert!(!path.exists(), "the file is removed once read");
+        let got: Vec<[u16; 2]> = (0..21)
+            .map(|i| [cells.stored(0, i), cells.stored(1, i)])
+            .collect();
+        assert_eq!(got, want);
+        // A file cut short is an error, not a wrong value.
+        cells.spill(&path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(cells.restore(&path).is_err());
+        // Where the file cannot be made, the cells stay.
+        let mut kept = Cells::new(3);
+        kept.set_distance(0, 1, 4);
+        assert!(kept.spill(&dir.join("missing").join("cells")).is_err());
+        assert_eq!(kept.stored(0, 1), 4);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

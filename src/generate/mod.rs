@@ -94,6 +94,15 @@ pub enum GenError {
         /// Estimated hours.
         hours: f64,
     },
+    /// The values could not be set aside on disk during the perpetual-check pass, or read
+    /// back.
+    #[error("cannot set the values aside in {path} while the perpetual-check pass runs: {source}")]
+    Spill {
+        /// The temporary file.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// The draws are too many for the perpetual-check pass's graph.
     #[error(
         "{material}: the perpetual-check pass needs about {need_gib:.1} GiB for the graph of \
@@ -462,6 +471,22 @@ impl Solver<'_> {
         }
     }
 
+    /// Writes the cells to `path` and frees them while a pass that does not read them runs.
+    fn spill_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
+        self.cells.spill(path).map_err(|source| GenError::Spill {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Reads back the cells [`Solver::spill_cells`] wrote.
+    fn restore_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
+        self.cells.restore(path).map_err(|source| GenError::Spill {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
     fn note_assigned(&self, v: u16) {
         self.max_assigned.fetch_max(v, Relaxed);
     }
@@ -669,7 +694,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         }
     }
     let name = material.name();
-    let solver = Solver {
+    let mut solver = Solver {
         index: &index,
         subs,
         cells: Cells::new(size),
@@ -732,9 +757,10 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     if tb.rules() == RuleSet::Asian {
         let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
         let pass = solver.choose_rule_pass(opts.rule_pass);
+        let spill = table::temporary_path(&tb.path_of(material), "cells");
         match pass {
-            RulePass::Graph => solver.apply_perpetual_rule_graph()?,
-            _ => solver.apply_perpetual_rule()?,
+            RulePass::Graph => solver.apply_perpetual_rule_graph(&spill)?,
+            _ => solver.apply_perpetual_rule(&spill)?,
         };
         phases.rule_pass = Some(pass);
         bar.finish();

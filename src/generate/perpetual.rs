@@ -32,10 +32,11 @@ use super::bits::Bits;
 use super::cells;
 use super::draw_index::DrawIndex;
 use super::{GenError, Neighbours, Solver, par_chunks};
-use crate::index::MAX_MEN;
+use crate::index::{MAX_MEN, MaterialIndex};
 use crate::rules::{Color, Position, Role};
 use crate::value::{STORED_DRAW, Value};
 use rayon::prelude::*;
+use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
@@ -526,8 +527,8 @@ fn witnesses(game: &impl DrawGame) -> Vec<AtomicU32> {
 
 /// The draws of a set being generated, for side p: node ids are the draws' ranks
 /// ([`DrawIndex`]), so that every bitmap of the pass takes a bit per draw.
-struct Draws<'s, 'a> {
-    solver: &'s Solver<'a>,
+struct Draws<'a> {
+    index: &'a MaterialIndex,
     p: Color,
     ids: DrawIndex,
     /// The draws whose side to move is in check.
@@ -536,12 +537,13 @@ struct Draws<'s, 'a> {
     exit: Bits,
 }
 
-impl<'s, 'a> Draws<'s, 'a> {
-    /// The draws of `solver`'s current values, with their check and exit bits.
-    fn new(solver: &'s Solver<'a>, p: Color) -> Result<Self, GenError> {
+impl<'a> Draws<'a> {
+    /// The draws of `solver`'s current values, with their check and exit bits (the cells are
+    /// not read again).
+    fn new(solver: &Solver<'a>, p: Color) -> Result<Self, GenError> {
         let ids = DrawIndex::new(&solver.cells);
         let draws = Draws {
-            solver,
+            index: solver.index,
             p,
             checked: Bits::new(ids.count()),
             exit: Bits::new(ids.count()),
@@ -561,7 +563,7 @@ impl<'s, 'a> Draws<'s, 'a> {
                     if in_check {
                         draws.checked.set(v);
                     }
-                    if draws.has_exit(&pos, in_check, sq)? {
+                    if solver.has_exit(p, &pos, in_check, sq)? {
                         draws.exit.set(v);
                     }
                 }
@@ -571,34 +573,10 @@ impl<'s, 'a> Draws<'s, 'a> {
         Ok(draws)
     }
 
-    /// True if some move of draw `pos` (on squares `sq`) leaves the draws for a result that
-    /// settles it: one p wins when p is to move, one p does not win otherwise.
-    fn has_exit(&self, pos: &Position, in_check: bool, sq: &mut [u8]) -> Result<bool, GenError> {
-        let side = pos.turn();
-        let next = side.opponent();
-        let mut near = Neighbours::new(self.solver.index, sq);
-        for &mv in pos.legal_moves_knowing_check(in_check).iter() {
-            let fixed = if pos.is_capture(mv) {
-                self.solver.capture_value_raw(pos, mv)?.to_stored()
-            } else {
-                let j = near.slot_after(self.solver.index, mv.from, mv.to);
-                let v = self.solver.cells.stored(next.index(), j);
-                if v == STORED_DRAW {
-                    continue;
-                }
-                v
-            };
-            if self.solver.fixed_win_for(self.p, next, fixed) == (side == self.p) {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
-
     /// Calls `f` with node `v`'s position and its neighbours one piece-move away.
     fn with_position<R>(&self, v: u64, f: impl FnOnce(&Position, &mut Neighbours) -> R) -> R {
         let (side, slot) = self.ids.slot_of(v);
-        let index = self.solver.index;
+        let index = self.index;
         let mut sq = [0u8; MAX_MEN];
         let sq = &mut sq[..index.layout().len()];
         index.decode_squares(slot, sq);
@@ -607,7 +585,7 @@ impl<'s, 'a> Draws<'s, 'a> {
     }
 }
 
-impl DrawGame for Draws<'_, '_> {
+impl DrawGame for Draws<'_> {
     fn id_bound(&self) -> u64 {
         self.ids.count()
     }
@@ -636,7 +614,7 @@ impl DrawGame for Draws<'_, '_> {
             // Pseudo-legal moves are enough: an illegal move leaves the mover in check, an
             // illegal position, which is no draw.
             let next = pos.turn().opponent();
-            near.any_quiet_move(self.solver.index, pos, |j| {
+            near.any_quiet_move(self.index, pos, |j| {
                 self.ids.id(next, j).is_some_and(&mut f)
             })
         })
@@ -646,7 +624,7 @@ impl DrawGame for Draws<'_, '_> {
         out.clear();
         self.with_position(v, |pos, near| {
             let prev = pos.turn().opponent();
-            let index = self.solver.index;
+            let index = self.index;
             pos.for_each_unmove(&[], |um, _| {
                 let j = near.slot_after(index, um.mv.to, um.mv.from);
                 if let Some(w) = self.ids.id(prev, j) {
@@ -658,6 +636,36 @@ impl DrawGame for Draws<'_, '_> {
 }
 
 impl Solver<'_> {
+    /// True if some move of draw `pos` (on squares `sq`) leaves the draws for a result that
+    /// settles it: one p wins when p is to move, one p does not win otherwise.
+    fn has_exit(
+        &self,
+        p: Color,
+        pos: &Position,
+        in_check: bool,
+        sq: &mut [u8],
+    ) -> Result<bool, GenError> {
+        let side = pos.turn();
+        let next = side.opponent();
+        let mut near = Neighbours::new(self.index, sq);
+        for &mv in pos.legal_moves_knowing_check(in_check).iter() {
+            let fixed = if pos.is_capture(mv) {
+                self.capture_value_raw(pos, mv)?.to_stored()
+            } else {
+                let j = near.slot_after(self.index, mv.from, mv.to);
+                let v = self.cells.stored(next.index(), j);
+                if v == STORED_DRAW {
+                    continue;
+                }
+                v
+            };
+            if self.fixed_win_for(p, next, fixed) == (side == p) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// True if stored value `v` (for `side` to move) is a result p already has.
     pub(super) fn fixed_win_for(&self, p: Color, side: Color, v: u16) -> bool {
         match Value::from_stored(v) {
@@ -710,11 +718,14 @@ impl Solver<'_> {
 
     /// Applies the perpetual-check rule to the draws left by the mate search and returns how
     /// many positions (slots) it changed per side to move.
-    pub(crate) fn apply_perpetual_rule(&self) -> Result<RuleCounts, GenError> {
+    pub(crate) fn apply_perpetual_rule(&mut self, spill: &Path) -> Result<RuleCounts, GenError> {
         let mut counts: RuleCounts = [(0, 0); 2];
         for p in self.sides_the_rule_can_favour() {
             let draws = Draws::new(self, p)?;
+            // The fixpoint reads no cell: they wait on disk meanwhile.
+            self.spill_cells(spill)?;
             let won = Fixpoint::solve(&draws);
+            self.restore_cells(spill)?;
             self.mark_rule_results(
                 p,
                 |side, i| draws.ids.id(side, i).is_some_and(|v| won.get(v)),

@@ -367,12 +367,18 @@ impl Pass {
 impl Solver<'_> {
     /// Applies the perpetual-check rule to the draws left by the mate search and returns how
     /// many positions (slots) it changed per side to move.
-    pub(crate) fn apply_perpetual_rule_graph(&self) -> Result<RuleCounts, GenError> {
+    pub(crate) fn apply_perpetual_rule_graph(
+        &mut self,
+        spill: &std::path::Path,
+    ) -> Result<RuleCounts, GenError> {
         let mut counts: RuleCounts = [(0, 0); 2];
         for p in self.sides_the_rule_can_favour() {
             let (ranks, graph) = self.draw_graph(p)?;
+            // The graph holds all the pass reads: the cells wait on disk meanwhile.
+            self.spill_cells(spill)?;
             let pass = Pass { graph };
             pass.run();
+            self.restore_cells(spill)?;
             self.mark_rule_results(
                 p,
                 |side, i| {

@@ -72,6 +72,17 @@ pub const EXTENSION: &str = "ctb";
 /// process id: `KRK.asian.ctb.tmp1234`.
 const TEMPORARY: &str = ".tmp";
 
+/// The temporary file of this process for the file `path`, named `tag` among several
+/// (`""` for the table being written): [`remove_stale_temporaries`] removes it if the process
+/// dies before it does.
+pub fn temporary_path(path: &Path, tag: &str) -> std::path::PathBuf {
+    let dot = if tag.is_empty() { "" } else { "." };
+    path.with_extension(format!(
+        "{tag}{dot}{EXTENSION}{TEMPORARY}{}",
+        std::process::id()
+    ))
+}
+
 /// Removes from `dir` the temporary files of writers that no longer run (a generation
 /// killed while writing), so they do not pile up; returns how many. Only where the running
 /// processes can be told (`/proc`); elsewhere none is removed.
@@ -742,7 +753,7 @@ fn write_table_reusing(
     let head =
         bincode::encode_to_vec(&header, bincode::config::standard()).expect("header encodes");
     let padding = (20 + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (20 + head.len());
-    let tmp = path.with_extension(format!("{EXTENSION}{TEMPORARY}{}", std::process::id()));
+    let tmp = temporary_path(path, "");
     let write = || -> std::io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(MAGIC)?;
