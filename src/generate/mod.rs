@@ -649,6 +649,7 @@ pub fn generate_one(
     material: Material,
     opts: &GenOptions,
 ) -> Result<GenReport, GenError> {
+    memory::map_large_allocations();
     memory::reset_peak();
     let start = Instant::now();
     let material = material.canonical();
