@@ -33,7 +33,8 @@ pub struct PhaseMemory {
     /// Initialising and the sweeps: the cells of both sides to move, and every sub-table
     /// read whole.
     pub solve: u64,
-    /// The perpetual-check pass with the bitmaps (0 when no pass runs).
+    /// The perpetual-check pass with the bitmaps (0 when no pass runs): building the draws'
+    /// ranks beside the cells, or the fixpoint with the cells on disk, whichever is larger.
     pub rule_bitmaps: u64,
     /// The perpetual-check pass with the graph (0 when no pass runs), `DRAW_SHARE` of the
     /// slot-positions taken as draws.
@@ -56,10 +57,16 @@ impl PhaseMemory {
             .saturating_add(subs.saturating_mul(2 * SUB_VALUE_BYTES));
         let (rule_bitmaps, rule_graph) = if rules == RuleSet::Asian && can_check(m) {
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
-            let ranks = own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0;
-            let bitmaps = ranks as u64 + draws * perpetual::BITS_PER_DRAW / 8;
+            let ranks = (own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0) as u64;
+            // The draws' ranks and flags are built beside the cells; the fixpoint runs with
+            // the cells on disk.
+            let building = solve + ranks + draws * perpetual::FLAG_BITS_PER_DRAW / 8;
+            let fixpoint = BASE_BYTES
+                .saturating_add(subs.saturating_mul(2 * SUB_VALUE_BYTES))
+                .saturating_add(ranks)
+                .saturating_add((draws as f64 * perpetual::BYTES_PER_DRAW) as u64);
             let graph = draws.saturating_mul(perpetual_graph::BYTES_PER_DRAW);
-            (solve.saturating_add(bitmaps), solve.saturating_add(graph))
+            (building.max(fixpoint), solve.saturating_add(graph))
         } else {
             (0, 0)
         };
