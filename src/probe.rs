@@ -29,7 +29,7 @@
 use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::rules::{Move, Position, PositionError};
-use crate::table::{self, DtmValues, SideStats, TableError, TableFile};
+use crate::table::{self, DtmSide, DtmValues, SideStats, TableError, TableFile};
 use crate::value::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -127,7 +127,7 @@ impl From<Value> for Wdl {
 }
 
 /// One material set's table with its index: probed block by block through a memory map, or
-/// read whole into memory for the generator ([`Table::load_all`]).
+/// read whole into memory for the generator ([`Table::load_all`], [`Table::load_side`]).
 pub struct Table {
     /// Material in stored colouring.
     pub material: Material,
@@ -135,7 +135,8 @@ pub struct Table {
     pub index: MaterialIndex,
     /// The file.
     pub file: TableFile,
-    all: OnceLock<DtmValues>,
+    /// Each side to move's values, once read whole.
+    all: [OnceLock<DtmSide>; 2],
 }
 
 impl Table {
@@ -143,17 +144,30 @@ impl Table {
     /// the file stores them), so later look-ups are array reads. Used by the generator for
     /// sub-tables.
     pub fn load_all(&self) -> Result<(), TableError> {
-        if self.all.get().is_none() {
-            let values = self.file.load_dtm()?;
-            let _ = self.all.set(values);
+        if self.all.iter().any(|side| side.get().is_none()) {
+            let DtmValues(sides) = self.file.load_dtm()?;
+            for (cell, values) in self.all.iter().zip(sides) {
+                let _ = cell.set(values);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the values of `side` (0 red, 1 black) to move into memory, as
+    /// [`Table::load_all`] does for both: the generator needs one side of each sub-table,
+    /// since every position a capture reaches has the captured side to move.
+    pub fn load_side(&self, side: usize) -> Result<(), TableError> {
+        if self.all[side].get().is_none() {
+            let values = self.file.load_dtm_of(side)?;
+            let _ = self.all[side].set(values);
         }
         Ok(())
     }
 
     /// The stored value of slot `i` with `side` (0 red, 1 black) to move.
     pub fn stored(&self, side: usize, i: u64) -> Result<u16, TableError> {
-        match self.all.get() {
-            Some(all) => Ok(all.stored(side, i)),
+        match self.all[side].get() {
+            Some(values) => Ok(values.stored(i)),
             None => self.file.dtm(side, i),
         }
     }
@@ -323,7 +337,7 @@ impl Tablebase {
             material: m,
             index,
             file,
-            all: OnceLock::new(),
+            all: [OnceLock::new(), OnceLock::new()],
         });
         let mut tables = self.tables.write().expect("table cache lock");
         tables.insert(m, t.clone());

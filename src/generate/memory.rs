@@ -11,8 +11,9 @@ use crate::rules::{Color, Role};
 /// ([`super::Cells`]); the sweeps add a bitmap of candidates (1/8 byte a slot).
 const CELL_BYTES: u64 = 1;
 
-/// Bytes a slot of a sub-table takes, for each side to move, read whole for the captures:
-/// its DTM section as the file stores it, one byte a value unless a distance reaches 253.
+/// Bytes a slot of a sub-table takes, read whole for the captures: its DTM section of the
+/// side to move after the capture (one side only) as the file stores it, one byte a value
+/// unless a distance reaches 253.
 const SUB_VALUE_BYTES: u64 = 1;
 
 /// What writing adds, per slot: the compressed sections and the WDL coder's working arrays
@@ -30,8 +31,8 @@ const DRAW_SHARE: f64 = 0.22;
 /// The memory one generation holds in each phase, bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseMemory {
-    /// Initialising and the sweeps: the cells of both sides to move, and every sub-table
-    /// read whole.
+    /// Initialising and the sweeps: the cells of both sides to move, and one side to move of
+    /// every sub-table read whole.
     pub solve: u64,
     /// The perpetual-check pass with the bitmaps (0 when no pass runs): building the draws'
     /// ranks beside the cells, or the fixpoint with the cells on disk, whichever is larger.
@@ -54,7 +55,7 @@ impl PhaseMemory {
         let cells = own.saturating_mul(2 * CELL_BYTES).saturating_add(own / 8);
         let solve = BASE_BYTES
             .saturating_add(cells)
-            .saturating_add(subs.saturating_mul(2 * SUB_VALUE_BYTES));
+            .saturating_add(subs.saturating_mul(SUB_VALUE_BYTES));
         let (rule_bitmaps, rule_graph) = if rules == RuleSet::Asian && can_check(m) {
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
             let ranks = (own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0) as u64;
@@ -62,7 +63,7 @@ impl PhaseMemory {
             // the cells on disk.
             let building = solve + ranks + draws * perpetual::FLAG_BITS_PER_DRAW / 8;
             let fixpoint = BASE_BYTES
-                .saturating_add(subs.saturating_mul(2 * SUB_VALUE_BYTES))
+                .saturating_add(subs.saturating_mul(SUB_VALUE_BYTES))
                 .saturating_add(ranks)
                 .saturating_add((draws as f64 * perpetual::BYTES_PER_DRAW) as u64);
             let graph = draws.saturating_mul(perpetual_graph::BYTES_PER_DRAW);

@@ -688,8 +688,10 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         for role in Role::ALL {
             if let Some(m) = material.after_capture(victim, role) {
                 let table = tb.table(m)?;
-                table.load_all()?;
                 let swap = table.material != m;
+                // After the capture the victim's side is to move, in the table's colouring.
+                let to_move = if swap { victim.opponent() } else { victim };
+                table.load_side(to_move.index())?;
                 subs[victim.index()][role.index()] = Some(SubTable { table, swap });
             }
         }

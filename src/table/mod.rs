@@ -1166,13 +1166,26 @@ impl TableFile {
     /// Every stored distance value, per side to move (checksums checked).
     pub fn load_dtm(&self) -> Result<DtmValues, TableError> {
         self.verify_checksums()?;
+        Ok(DtmValues([self.read_dtm_side(0)?, self.read_dtm_side(1)?]))
+    }
+
+    /// The DTM section of one side to move (0 red, 1 black) read whole, after checking the
+    /// checksums: what the generator needs of a sub-table, whose positions after a capture
+    /// all have the same side to move.
+    ///
+    /// # Errors
+    /// As [`TableFile::load_dtm`].
+    pub fn load_dtm_of(&self, side: usize) -> Result<DtmSide, TableError> {
+        self.verify_checksums()?;
+        self.read_dtm_side(side)
+    }
+
+    /// One side's DTM section in the file's width.
+    fn read_dtm_side(&self, side: usize) -> Result<DtmSide, TableError> {
         let byte = |[b]: [u8; 1]| b;
         Ok(match self.header.dtm.value_bytes {
-            1 => DtmValues::Bytes([self.load_dtm_side(0, byte)?, self.load_dtm_side(1, byte)?]),
-            _ => DtmValues::Words([
-                self.load_dtm_side(0, u16::from_le_bytes)?,
-                self.load_dtm_side(1, u16::from_le_bytes)?,
-            ]),
+            1 => DtmSide::Bytes(self.load_dtm_side(side, byte)?),
+            _ => DtmSide::Words(self.load_dtm_side(side, u16::from_le_bytes)?),
         })
     }
 
@@ -1203,30 +1216,46 @@ impl TableFile {
     }
 }
 
-/// A table's DTM section read whole, one or two bytes a value as the file stores them.
-pub enum DtmValues {
+/// One side to move's DTM section read whole, one or two bytes a value as the file stores them.
+pub enum DtmSide {
     /// The one-byte form (distances below 0xFD, then rule loss, rule win, draw).
-    Bytes([Vec<u8>; 2]),
+    Bytes(Vec<u8>),
     /// Stored values.
-    Words([Vec<u16>; 2]),
+    Words(Vec<u16>),
 }
+
+impl DtmSide {
+    /// The stored value of `slot`.
+    #[inline]
+    pub fn stored(&self, slot: u64) -> u16 {
+        match self {
+            DtmSide::Bytes(b) => dtm_from_byte(b[slot as usize]),
+            DtmSide::Words(w) => w[slot as usize],
+        }
+    }
+
+    /// Every value in the stored form.
+    pub fn into_stored(self) -> Vec<u16> {
+        match self {
+            DtmSide::Bytes(b) => b.into_iter().map(dtm_from_byte).collect(),
+            DtmSide::Words(w) => w,
+        }
+    }
+}
+
+/// A table's DTM section read whole, both sides to move (red, black).
+pub struct DtmValues(pub [DtmSide; 2]);
 
 impl DtmValues {
     /// The stored value of `slot` with `side` (0 red, 1 black) to move.
     #[inline]
     pub fn stored(&self, side: usize, slot: u64) -> u16 {
-        match self {
-            DtmValues::Bytes(b) => dtm_from_byte(b[side][slot as usize]),
-            DtmValues::Words(w) => w[side][slot as usize],
-        }
+        self.0[side].stored(slot)
     }
 
     /// Every value in the stored form.
     pub fn into_stored(self) -> [Vec<u16>; 2] {
-        match self {
-            DtmValues::Bytes(b) => b.map(|side| side.into_iter().map(dtm_from_byte).collect()),
-            DtmValues::Words(w) => w,
-        }
+        self.0.map(DtmSide::into_stored)
     }
 }
 
