@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set5=${1:-KRNKR}
-xq=${XIANGQITB:?set XIANGQITB to xiangqitb's genegtb}
+xq=${XIANGQITB:?set XIANGQITB to the path of the genegtb binary of xiangqitb}
 cargo build --release --quiet
 canju=$PWD/target/release/canju
 work=$(mktemp -d)
