@@ -129,8 +129,8 @@ pub enum RulePass {
     /// The graph when it takes at most half of the memory available, else the bitmaps.
     #[default]
     Auto,
-    /// Bitmaps over the draws, moves generated when needed: 15 bits a draw and 2.5 bits a
-    /// slot, about three times slower than the graph on KRNKR (see the README).
+    /// Bitmaps over the draws, moves generated when needed: about 4.4 bytes a draw and 2.5
+    /// bits a slot, about 1.7 times slower than the graph on KRNKR (see the README).
     Bitmaps,
     /// An explicit graph of the draws' moves: about 90 bytes a draw, each step a scan.
     Graph,

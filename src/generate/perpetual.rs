@@ -20,9 +20,10 @@
 //! grow backwards), and an opponent-to-move position joins when generating its moves shows
 //! that each of them is covered (a check into Z, a quiet move into X): *forward verification*,
 //! as in Syzygy's generator, instead of a counter per position. Node ids are the draws' ranks
-//! ([`super::draw_index`]), so each bitmap takes a bit per draw: 15 bits a draw and 2.5 bits a
-//! slot for the ranks (on KRNKR, 20% of slot-positions drawn, 0.7 bytes a slot), where the graph pass ([`super::perpetual_graph`]) stores the draws' moves in about 90
-//! bytes a draw; it pays in time: every round generates moves again.
+//! ([`super::draw_index`]), so each bitmap takes a bit per draw: 16 bits a draw, a 4-byte
+//! witness per p-to-move draw (see [`Fixpoint`]) and 2.5 bits a slot for the ranks, while the
+//! cells wait on disk; the graph pass ([`super::perpetual_graph`]) stores the draws' moves in
+//! about 90 bytes a draw beside the cells. It pays in time: every round generates moves again.
 //!
 //! A position p wins this way is stored as `WinByRule` (p to move) or `LossByRule` (the
 //! opponent to move): no distance, since p forces the opponent to break the rule rather than
