@@ -611,13 +611,23 @@ fn compress_wdl(codes: [WdlCodes; 2]) -> Compressed {
     }
 }
 
-/// The DTM section's blocks of `block` values, `value_bytes` bytes each, in zstd frames.
-fn compress_dtm(values: &impl ValueSource, block: u32, value_bytes: u8) -> Compressed {
+/// Blocks of the DTM section compressed together before they are written out.
+const DTM_BATCH_BLOCKS: usize = 1024;
+
+/// Compresses the DTM section, zstd frames of [`DTM_BLOCK`] values of `value_bytes` bytes
+/// each, and writes its frames to `out` a batch at a time, so that the compressed section
+/// is never whole in memory. Returns the section, its offsets counted from the start of
+/// `out`.
+fn write_dtm(
+    values: &impl ValueSource,
+    value_bytes: u8,
+    out: &mut impl Write,
+) -> std::io::Result<Section> {
     use rayon::prelude::*;
-    let per_side = values.slots().div_ceil(block as u64);
+    let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
     let slots_of = |k: usize| {
-        let start = (k as u64 % per_side) * block as u64;
-        start..(start + block as u64).min(values.slots())
+        let start = (k as u64 % per_side) * DTM_BLOCK as u64;
+        start..(start + DTM_BLOCK as u64).min(values.slots())
     };
     // Each block's raw bytes are made when it is compressed, never all at once.
     let raw = |k: usize| {
@@ -626,17 +636,41 @@ fn compress_dtm(values: &impl ValueSource, block: u32, value_bytes: u8) -> Compr
     };
     let blocks = 2 * per_side as usize;
     let dictionary = train_dictionary(blocks, raw).unwrap_or_default();
-    let blocks = (0..blocks)
-        .into_par_iter()
-        .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
-        .collect();
-    Compressed {
-        blocks,
-        dictionary,
-        codes: vec![],
-        counts: vec![],
-        splits: vec![],
+    let mut offsets = vec![0u64];
+    let mut checksum = xxhash_rust::xxh3::Xxh3::new();
+    for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
+        let frames: Vec<Vec<u8>> = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
+            .into_par_iter()
+            .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
+            .collect();
+        for frame in frames {
+            out.write_all(&frame)?;
+            checksum.update(&frame);
+            offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
+        }
     }
+    Ok(Section {
+        block_values: DTM_BLOCK,
+        value_bytes,
+        offsets,
+        checksum: checksum.digest(),
+        dictionary,
+        codec: Codec::Zstd,
+        codes: vec![],
+        block_counts: vec![],
+        block_sizes: vec![],
+        block_splits: vec![],
+        chunk_sums: vec![],
+    })
+}
+
+/// The DTM section of a table being written: its description (offsets counted from the
+/// start of its bytes) and where its bytes are.
+enum DtmBytes<'a> {
+    /// Taken from an earlier file.
+    Reused(&'a [u8]),
+    /// Compressed into this temporary file.
+    Spilled(PathBuf),
 }
 
 /// Appends `c`'s blocks to `payload` and describes them.
@@ -715,9 +749,32 @@ fn write_table_reusing(
         old.codec == Codec::Zstd && old.block_values == DTM_BLOCK && old.value_bytes == dtm_bytes
     });
     // DTM first, as it reads the values; the WDL codes then take the values' place.
-    let dtm = reusable
-        .is_none()
-        .then(|| compress_dtm(&values, DTM_BLOCK, dtm_bytes));
+    let spill = temporary_path(path, "dtm");
+    let (dtm, dtm_bytes) = match reusable {
+        Some((old, bytes)) => {
+            let base = old.offsets[0];
+            let section = Section {
+                offsets: old.offsets.iter().map(|o| o - base).collect(),
+                ..old.clone()
+            };
+            (section, DtmBytes::Reused(bytes))
+        }
+        None => {
+            let spilled = || -> std::io::Result<Section> {
+                let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
+                let section = write_dtm(&values, dtm_bytes, &mut f)?;
+                f.into_inner().map_err(|e| e.into_error())?;
+                Ok(section)
+            };
+            match spilled() {
+                Ok(section) => (section, DtmBytes::Spilled(spill.clone())),
+                Err(e) => {
+                    let _ = fs::remove_file(&spill);
+                    return Err(io_err(path)(e));
+                }
+            }
+        }
+    };
     let codes = values.into_wdl_codes();
     let wdl = compress_wdl(codes);
     let mut payload = Vec::new();
@@ -728,17 +785,14 @@ fn write_table_reusing(
         0,
         Codec::Lzh,
     );
-    let dtm = match (reusable, dtm) {
-        (Some((old, bytes)), _) => {
-            let (base, start) = (old.offsets[0], payload.len() as u64);
-            payload.extend_from_slice(bytes);
-            Section {
-                offsets: old.offsets.iter().map(|o| o - base + start).collect(),
-                ..old.clone()
-            }
-        }
-        (None, Some(c)) => append_section(&mut payload, c, DTM_BLOCK, dtm_bytes, Codec::Zstd),
-        (None, None) => unreachable!("compressed when not reused"),
+    let dtm_len = dtm.offsets.last().copied().unwrap_or(0);
+    let dtm = Section {
+        offsets: dtm
+            .offsets
+            .iter()
+            .map(|o| o + payload.len() as u64)
+            .collect(),
+        ..dtm
     };
     let header = Header {
         format_version: FORMAT_VERSION,
@@ -762,14 +816,24 @@ fn write_table_reusing(
         f.write_all(&head)?;
         f.write_all(&vec![0; padding])?;
         f.write_all(&payload)?;
+        match &dtm_bytes {
+            DtmBytes::Reused(bytes) => f.write_all(bytes)?,
+            DtmBytes::Spilled(from) => {
+                std::io::copy(&mut fs::File::open(from)?, &mut f)?;
+            }
+        }
         f.sync_all()?;
         fs::rename(&tmp, path)
     };
-    if let Err(e) = write() {
+    let written = write();
+    if let DtmBytes::Spilled(from) = &dtm_bytes {
+        let _ = fs::remove_file(from);
+    }
+    if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
         return Err(io_err(path)(e));
     }
-    Ok((20 + head.len() + padding + payload.len()) as u64)
+    Ok((20 + head.len() + padding) as u64 + payload.len() as u64 + dtm_len)
 }
 
 fn check_section(s: &Section, slots: u64) -> bool {
