@@ -314,13 +314,10 @@ fn run(command: Command) -> Result<()> {
             }
             let opts = GenOptions {
                 threads,
-                progress: true,
+                progress: !json,
                 force,
                 rule_pass: rule_pass.into(),
-            };
-            let opts = GenOptions {
-                progress: !json,
-                ..opts
+                ..GenOptions::default()
             };
             if json {
                 generate_all_with(&tb, &sets, &opts, |r| println!("{}", report_json(r)))?;

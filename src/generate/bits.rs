@@ -16,6 +16,24 @@ impl Bits {
         }
     }
 
+    /// The bits held in `words` (bit `i` is bit `i % 64` of word `i / 64`).
+    pub(crate) fn from_words(words: Vec<u64>) -> Bits {
+        Bits {
+            words: words.into_iter().map(AtomicU64::new).collect(),
+        }
+    }
+
+    /// True if both hold the same bits.
+    #[cfg(test)]
+    pub(crate) fn same_as(&self, other: &Bits) -> bool {
+        self.words.len() == other.words.len()
+            && self
+                .words
+                .iter()
+                .zip(&other.words)
+                .all(|(a, b)| a.load(Relaxed) == b.load(Relaxed))
+    }
+
     /// True if bit `i` is set.
     #[inline]
     pub(crate) fn get(&self, i: u64) -> bool {

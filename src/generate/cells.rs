@@ -43,6 +43,15 @@ pub struct Cells {
     big: [Mutex<HashMap<u64, u16>>; 2],
 }
 
+/// One side to move's outcomes, a bit per slot in 64-bit words (bit `i` of word `i / 64`):
+/// see [`Cells::read_spilled_outcomes`].
+pub(super) struct Outcomes {
+    /// The draws.
+    pub draws: Vec<u64>,
+    /// The wins for the side to move, by the perpetual-check rule included.
+    pub wins: Vec<u64>,
+}
+
 /// `n` in every byte of a word.
 const fn splat(n: u8) -> u64 {
     n as u64 * 0x0101_0101_0101_0101
@@ -343,6 +352,45 @@ impl Cells {
             *side = v;
         }
         std::fs::remove_file(path)
+    }
+
+    /// Reads the cells [`Cells::spill`] wrote to `path` as two bitmaps per side to move (red,
+    /// black): the draws, and the wins (by the rule included), a bit per slot; the file stays.
+    /// This is all the perpetual-check pass needs of the cells, at a sixteenth of their size.
+    ///
+    /// # Errors
+    /// The file cannot be read or is shorter than the cells.
+    pub(super) fn read_spilled_outcomes(&self, path: &Path) -> std::io::Result<[Outcomes; 2]> {
+        let words = self.size.div_ceil(8);
+        let mut f = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path)?);
+        let mut read_side = |side: usize| -> std::io::Result<Outcomes> {
+            let big = self.big[side].lock().expect("no panic holds the lock");
+            let is_win = |slot: u64, cell: u8| match cell {
+                c if c <= MAX_INLINE => c % 2 == 1,
+                BIG => big[&slot] % 2 == 1,
+                c => c == RULE_WIN,
+            };
+            let mut out = Outcomes {
+                draws: vec![0; self.size.div_ceil(64) as usize],
+                wins: vec![0; self.size.div_ceil(64) as usize],
+            };
+            let mut b = [0u8; 8];
+            for w in 0..words {
+                f.read_exact(&mut b)?;
+                let cells = u64::from_ne_bytes(b);
+                for k in 0..8 {
+                    let (slot, cell) = (8 * w + k, (cells >> shift(k)) as u8);
+                    let (at, bit) = ((slot / 64) as usize, 1u64 << (slot % 64));
+                    if cell == DRAW {
+                        out.draws[at] |= bit;
+                    } else if is_win(slot, cell) {
+                        out.wins[at] |= bit;
+                    }
+                }
+            }
+            Ok(out)
+        };
+        Ok([read_side(0)?, read_side(1)?])
     }
 
     /// Turns every undecided cell into a draw.

@@ -34,6 +34,12 @@ impl RankedBits {
                     .fold(0u64, |acc, i| acc | ((bit(i) as u64) << (i % 64)))
             })
             .collect();
+        RankedBits::from_words(words)
+    }
+
+    /// The bitmap held in `words` (bit `i` is bit `i % 64` of word `i / 64`), with its rank
+    /// directory.
+    pub(crate) fn from_words(words: Vec<u64>) -> RankedBits {
         let mut before_super = Vec::with_capacity(words.len().div_ceil(SUPER_WORDS));
         let mut before_word = Vec::with_capacity(words.len());
         let mut ones = 0u64;
@@ -101,6 +107,14 @@ impl DrawIndex {
         let side = |s: usize| RankedBits::new(cells.size(), |i| cells.raw(s, i) == cells::DRAW);
         DrawIndex {
             sides: [side(0), side(1)],
+        }
+    }
+
+    /// The draws marked in `words`, per side to move (red, black), as [`RankedBits::from_words`]
+    /// reads them.
+    pub(crate) fn from_words(words: [Vec<u64>; 2]) -> DrawIndex {
+        DrawIndex {
+            sides: words.map(RankedBits::from_words),
         }
     }
 

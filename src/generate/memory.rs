@@ -11,10 +11,30 @@ use crate::rules::{Color, Role};
 /// ([`super::Cells`]); the sweeps add a bitmap of candidates (1/8 byte a slot).
 const CELL_BYTES: u64 = 1;
 
-/// Bytes a slot of a sub-table takes, read whole for the captures: its DTM section of the
-/// side to move after the capture (one side only) as the file stores it, one byte a value
-/// unless a distance reaches 253.
+/// Bytes a slot of a small sub-table takes, read whole for the captures: its DTM section of
+/// the side to move after the capture (one side only) as the file stores it, one byte a
+/// value unless a distance reaches 253.
 const SUB_VALUE_BYTES: u64 = 1;
+
+/// Slots per side of the largest sub-table read whole. A larger one is read through its
+/// memory map, block by block, with its recent blocks in a cache: what it takes is the
+/// pages of its file read, at most its compressed size.
+const MOST_SLOTS_READ_WHOLE: u64 = 1 << 22;
+
+/// True if a sub-table of `slots` slots per side is read whole into memory (else through
+/// its memory map).
+pub(super) fn reads_whole(slots: u64) -> bool {
+    slots <= MOST_SLOTS_READ_WHOLE
+}
+
+/// Bytes a sub-table of `slots` slots per side takes while a set is generated.
+fn sub_table_bytes(slots: u64) -> u64 {
+    if reads_whole(slots) {
+        slots.saturating_mul(SUB_VALUE_BYTES)
+    } else {
+        (slots as f64 * super::plan::DISK_BYTES_PER_SLOT) as u64
+    }
+}
 
 /// What writing adds, per slot: the compressed sections and the WDL coder's working arrays
 /// (measured on KRNKR: 0.7).
@@ -31,11 +51,12 @@ const DRAW_SHARE: f64 = 0.22;
 /// The memory one generation holds in each phase, bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseMemory {
-    /// Initialising and the sweeps: the cells of both sides to move, and one side to move of
-    /// every sub-table read whole.
+    /// Initialising and the sweeps: the cells of both sides to move, the candidates'
+    /// bitmap, and one side to move of each sub-table (small ones read whole, large ones
+    /// through their memory maps: see [`reads_whole`]).
     pub solve: u64,
-    /// The perpetual-check pass with the bitmaps (0 when no pass runs): building the draws'
-    /// ranks beside the cells, or the fixpoint with the cells on disk, whichever is larger.
+    /// The perpetual-check pass with the bitmaps (0 when no pass runs), the cells on disk:
+    /// building the draws' ranks and flags, or the fixpoint, whichever is larger.
     pub rule_bitmaps: u64,
     /// The perpetual-check pass with the graph (0 when no pass runs), `DRAW_SHARE` of the
     /// slot-positions taken as draws.
@@ -50,28 +71,39 @@ impl PhaseMemory {
         let m = m.canonical();
         let own = MaterialIndex::new(m).size();
         let subs = m.subsets().iter().fold(0u64, |sum, s| {
-            sum.saturating_add(MaterialIndex::new(*s).size())
+            sum.saturating_add(sub_table_bytes(MaterialIndex::new(*s).size()))
         });
         let cells = own.saturating_mul(2 * CELL_BYTES).saturating_add(own / 8);
-        let solve = BASE_BYTES
-            .saturating_add(cells)
-            .saturating_add(subs.saturating_mul(SUB_VALUE_BYTES));
+        let solve = BASE_BYTES.saturating_add(cells).saturating_add(subs);
         let (rule_bitmaps, rule_graph) = if rules == RuleSet::Asian && can_check(m) {
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
             let ranks = (own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0) as u64;
-            // The draws' ranks and flags are built beside the cells; the fixpoint runs with
-            // the cells on disk.
-            let building = solve + ranks + draws * perpetual::FLAG_BITS_PER_DRAW / 8;
+            // The cells wait on disk through the whole pass: the draws' ranks and flags are
+            // built from a bitmap of the wins beside them (a bit a slot-position), then the
+            // fixpoint runs.
+            let building = BASE_BYTES
+                .saturating_add(subs)
+                .saturating_add(ranks)
+                .saturating_add(own / 4)
+                .saturating_add(draws * perpetual::FLAG_BITS_PER_DRAW / 8);
             let fixpoint = BASE_BYTES
-                .saturating_add(subs.saturating_mul(SUB_VALUE_BYTES))
+                .saturating_add(subs)
                 .saturating_add(ranks)
                 .saturating_add((draws as f64 * perpetual::BYTES_PER_DRAW) as u64);
+            // The witnesses are kept only where they do not raise the set's peak.
+            let witnesses = (draws as f64 * perpetual::WITNESS_BYTES_PER_DRAW) as u64;
+            let fixpoint = if fixpoint + witnesses <= solve {
+                fixpoint + witnesses
+            } else {
+                fixpoint
+            };
             let graph = draws.saturating_mul(perpetual_graph::BYTES_PER_DRAW);
             (building.max(fixpoint), solve.saturating_add(graph))
         } else {
             (0, 0)
         };
-        let write = solve.saturating_add((own as f64 * WRITE_BYTES_PER_SLOT) as u64);
+        // The candidates' bitmap is gone by then.
+        let write = (solve - own / 8).saturating_add((own as f64 * WRITE_BYTES_PER_SLOT) as u64);
         PhaseMemory {
             solve,
             rule_bitmaps,
@@ -86,20 +118,40 @@ impl PhaseMemory {
     }
 
     /// True if [`super::RulePass::Auto`] is expected to pick the graph with `avail` bytes
-    /// free: a pass runs and its graph takes at most half of them.
-    pub fn auto_picks_graph(&self, avail: u64) -> bool {
-        let graph = self.rule_graph.saturating_sub(self.solve);
-        self.rule_graph > 0 && (avail == 0 || graph <= avail / 2)
+    /// free in a run whose peak is `budget` bytes: see [`auto_picks_graph`].
+    pub fn auto_picks_graph(&self, avail: u64, budget: u64) -> bool {
+        self.rule_graph > 0 && auto_picks_graph(self.rule_graph, self.solve, avail, budget)
     }
 
-    /// The peak expected with the pass [`super::RulePass::Auto`] picks with `avail` bytes free.
-    pub fn expected_peak(&self, avail: u64) -> u64 {
-        if self.auto_picks_graph(avail) {
+    /// The peak expected with the pass [`super::RulePass::Auto`] picks with `avail` bytes
+    /// free in a run whose peak is `budget` bytes.
+    pub fn expected_peak(&self, avail: u64, budget: u64) -> u64 {
+        if self.auto_picks_graph(avail, budget) {
             self.least_peak().max(self.rule_graph)
         } else {
             self.least_peak()
         }
     }
+}
+
+/// The choice of [`super::RulePass::Auto`]: the graph (faster) when a set's peak with it,
+/// `graph_peak`, stays within `budget` (the least peak of the largest set in the run, so the
+/// faster pass never raises the run's peak) and its graph (`graph_peak - solve`) takes at
+/// most half of the `avail` bytes free; else the bitmaps. `budget` 0 sets no limit but that
+/// of the memory free; `avail` 0 means unknown.
+pub(super) fn auto_picks_graph(graph_peak: u64, solve: u64, avail: u64, budget: u64) -> bool {
+    let within_budget = budget == 0 || graph_peak <= budget;
+    let within_avail = avail == 0 || graph_peak.saturating_sub(solve) <= avail / 2;
+    within_budget && within_avail
+}
+
+/// The least peak of the largest of `sets` under `rules`: the budget of a run generating
+/// them (see [`auto_picks_graph`]).
+pub(super) fn run_budget(sets: &[Material], rules: RuleSet) -> u64 {
+    sets.iter()
+        .map(|&m| PhaseMemory::of(m, rules).least_peak())
+        .max()
+        .unwrap_or(0)
 }
 
 /// True if a side of `m` has a piece that can give check.
@@ -189,6 +241,11 @@ pub fn reset_peak() {
 /// Peak resident memory of this process in bytes (Linux; 0 elsewhere).
 pub fn peak_memory() -> u64 {
     proc_kib("/proc/self/status", "VmHWM:")
+}
+
+/// Resident memory of this process now in bytes (Linux; 0 elsewhere).
+pub fn current_memory() -> u64 {
+    proc_kib("/proc/self/status", "VmRSS:")
 }
 
 /// The `key` line of a `/proc` file in KiB, as bytes (0 if absent).

@@ -38,7 +38,7 @@ use crate::table::{self, SideStats, TableError, ValueSource};
 use crate::value::{STORED_ILLEGAL, Value};
 use bits::Bits;
 pub use cells::Cells;
-use memory::check_fits;
+use memory::{PhaseMemory, check_fits};
 pub use memory::{available_memory, memory_needed, peak_memory, refuse_if_too_large};
 pub use plan::{Plan, SetPlan, plan};
 use progress::Phase;
@@ -167,6 +167,11 @@ pub struct GenOptions {
     pub force: bool,
     /// The perpetual-check pass to run under `asian`.
     pub rule_pass: RulePass,
+    /// Bytes [`RulePass::Auto`] may let a set's peak reach to use the faster graph (0: any,
+    /// as long as the graph takes at most half of the memory free). [`generate_all`] sets it
+    /// to the least peak of the largest set it generates, so that the run's peak is that of
+    /// its largest set.
+    pub peak_budget: u64,
 }
 
 /// Wall time of each phase of one generation, seconds.
@@ -259,6 +264,13 @@ pub fn generate_all_with(
     for &m in targets_first.chain(largest_first) {
         check_fits(m, tb.rules(), seconds)?;
     }
+    let opts = &GenOptions {
+        peak_budget: match opts.peak_budget {
+            0 => memory::run_budget(&to_make, tb.rules()),
+            b => b,
+        },
+        ..opts.clone()
+    };
     let mut reports = vec![];
     for (&m, &generate) in order.iter().zip(&todo) {
         if !generate {
@@ -449,9 +461,10 @@ impl Solver<'_> {
         Ok(longest + 1)
     }
 
-    /// `asked`, or for [`RulePass::Auto`] the graph if the current draws' graph takes at most
-    /// half of the memory available, else the bitmaps.
-    fn choose_rule_pass(&self, asked: RulePass) -> RulePass {
+    /// `asked`, or for [`RulePass::Auto`] the graph if, with the current draws, the set's
+    /// peak stays within `budget` bytes and the graph takes at most half of the memory
+    /// available (see [`memory::auto_picks_graph`]); else the bitmaps.
+    fn choose_rule_pass(&self, asked: RulePass, budget: u64) -> RulePass {
         if asked != RulePass::Auto {
             return asked;
         }
@@ -463,8 +476,10 @@ impl Solver<'_> {
                     == cells::DRAW
             })
             .count() as u64;
-        let avail = available_memory();
-        if avail == 0 || draws * perpetual_graph::BYTES_PER_DRAW <= avail / 2 {
+        let solve = PhaseMemory::of(self.index.material(), RuleSet::Asian).solve;
+        let graph_peak =
+            solve.saturating_add(draws.saturating_mul(perpetual_graph::BYTES_PER_DRAW));
+        if memory::auto_picks_graph(graph_peak, solve, available_memory(), budget) {
             RulePass::Graph
         } else {
             RulePass::Bitmaps
@@ -691,7 +706,9 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
                 let swap = table.material != m;
                 // After the capture the victim's side is to move, in the table's colouring.
                 let to_move = if swap { victim.opponent() } else { victim };
-                table.load_side(to_move.index())?;
+                if memory::reads_whole(table.index.size()) {
+                    table.load_side(to_move.index())?;
+                }
                 subs[victim.index()][role.index()] = Some(SubTable { table, swap });
             }
         }
@@ -750,6 +767,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         n += 1;
     }
     bar.finish();
+    drop(candidates);
 
     // 3. What is still undecided is drawn.
     solver.cells.settle_draws();
@@ -759,11 +777,11 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     // 4. The perpetual-check rule.
     if tb.rules() == RuleSet::Asian {
         let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
-        let pass = solver.choose_rule_pass(opts.rule_pass);
+        let pass = solver.choose_rule_pass(opts.rule_pass, opts.peak_budget);
         let spill = table::temporary_path(&tb.path_of(material), "cells");
         match pass {
             RulePass::Graph => solver.apply_perpetual_rule_graph(&spill)?,
-            _ => solver.apply_perpetual_rule(&spill)?,
+            _ => solver.apply_perpetual_rule(&spill, opts.peak_budget)?,
         };
         phases.rule_pass = Some(pass);
         bar.finish();

@@ -30,12 +30,12 @@
 //! mate.
 
 use super::bits::Bits;
-use super::cells;
+use super::cells::{self, Outcomes};
 use super::draw_index::DrawIndex;
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::{MAX_MEN, MaterialIndex};
 use crate::rules::{Color, Position, Role};
-use crate::value::{STORED_DRAW, Value};
+use crate::value::Value;
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -51,10 +51,13 @@ pub(crate) const CHECKED: u8 = 2;
 /// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
 pub(crate) const EXIT: u8 = 4;
 
-/// Bytes per draw the fixpoint needs (the values wait on disk meanwhile): its bitmaps, the
-/// in-check and exit bitmaps, and a 4-byte witness per p-to-move draw, taken as 60% of the
-/// draws (KRNKR's first pass: 59%).
-pub(crate) const BYTES_PER_DRAW: f64 = (FIXPOINT_BITMAPS + 2) as f64 / 8.0 + 4.0 * 0.6;
+/// Bytes per draw the fixpoint needs (the values wait on disk meanwhile): its bitmaps and the
+/// in-check and exit bitmaps.
+pub(crate) const BYTES_PER_DRAW: f64 = (FIXPOINT_BITMAPS + 2) as f64 / 8.0;
+
+/// Bytes per draw the fixpoint's witnesses add where they fit ([`Fixpoint::solve`]): 4 bytes
+/// per p-to-move draw, taken as 60% of the draws (KRNKR's first pass: 59%).
+pub(crate) const WITNESS_BYTES_PER_DRAW: f64 = 4.0 * 0.6;
 
 /// Bits per draw of the in-check and exit bitmaps, built beside the values.
 pub(crate) const FLAG_BITS_PER_DRAW: u64 = 2;
@@ -133,8 +136,10 @@ const NO_WITNESS: u32 = u32::MAX;
 pub(crate) const FIXPOINT_BITMAPS: u64 = 14;
 
 impl<'g, G: DrawGame> Fixpoint<'g, G> {
-    /// The nodes p wins (a bitmap over node ids).
-    pub(crate) fn solve(game: &'g G) -> Bits {
+    /// The nodes p wins (a bitmap over node ids). With `witnesses` each p-to-move node keeps
+    /// a 4-byte witness ([`Fixpoint::witness`]), which spares move generations; without, the
+    /// pass takes two bytes a node.
+    pub(crate) fn solve(game: &'g G, witnesses: bool) -> Bits {
         let ids = game.id_bound();
         let f = Fixpoint {
             game,
@@ -152,7 +157,11 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             cleared: Bits::new(ids),
             suspect: Bits::new(ids),
             candidates: Bits::new(ids),
-            witness: witnesses(game),
+            witness: if witnesses {
+                witness_array(game)
+            } else {
+                vec![]
+            },
             p_first: game.p_ids().start,
         };
         f.run();
@@ -519,8 +528,20 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     }
 }
 
+/// True if the fixpoint's witnesses (4 bytes a p-to-move draw) fit: with its bitmaps they
+/// raise neither this set's peak so far nor, if given (not 0), the run's `budget` (always,
+/// where the memory in use cannot be read).
+fn witnesses_fit(draws: &Draws, budget: u64) -> bool {
+    let nodes = draws.ids.count();
+    let p_nodes = draws.p_ids().end - draws.p_ids().start;
+    let bitmaps = nodes * FIXPOINT_BITMAPS / 8;
+    let peak = super::memory::peak_memory();
+    let need = super::memory::current_memory() + bitmaps + 4 * p_nodes;
+    peak == 0 || need <= peak.max(budget)
+}
+
 /// The witness array of `game`'s p-to-move ids (empty if an id does not fit 32 bits).
-fn witnesses(game: &impl DrawGame) -> Vec<AtomicU32> {
+fn witness_array(game: &impl DrawGame) -> Vec<AtomicU32> {
     let ids = game.p_ids();
     if game.id_bound() >= NO_WITNESS as u64 {
         return vec![];
@@ -543,39 +564,48 @@ struct Draws<'a> {
 }
 
 impl<'a> Draws<'a> {
-    /// The draws of `solver`'s current values, with their check and exit bits (the cells are
-    /// not read again).
-    fn new(solver: &Solver<'a>, p: Color) -> Result<Self, GenError> {
-        let ids = DrawIndex::new(&solver.cells);
-        let draws = Draws {
-            index: solver.index,
-            p,
-            checked: Bits::new(ids.count()),
-            exit: Bits::new(ids.count()),
-            ids,
+    /// The draws of `outcomes` (the cells read back from disk as bitmaps), with their check
+    /// and exit bits; the cells themselves are not read.
+    fn new(solver: &Solver<'a>, p: Color, outcomes: [Outcomes; 2]) -> Result<Self, GenError> {
+        let [red, black] = outcomes;
+        let ids = DrawIndex::from_words([red.draws, black.draws]);
+        let wins = [red.wins, black.wins].map(Bits::from_words);
+        // None for a draw, else whether the side to move wins.
+        let outcome = |side: Color, slot: u64| {
+            ids.id(side, slot)
+                .is_none()
+                .then(|| wins[side.index()].get(slot))
         };
+        let checked = Bits::new(ids.count());
+        let exit = Bits::new(ids.count());
         for side in Color::ALL {
             par_chunks(solver.index.size()).try_for_each(|range| {
                 let mut sq = [0u8; MAX_MEN];
                 let sq = &mut sq[..solver.index.layout().len()];
                 for i in range {
-                    let Some(v) = draws.ids.id(side, i) else {
+                    let Some(v) = ids.id(side, i) else {
                         continue;
                     };
                     solver.index.decode_squares(i, sq);
                     let pos = solver.index.position_of(sq, side);
                     let in_check = pos.in_check();
                     if in_check {
-                        draws.checked.set(v);
+                        checked.set(v);
                     }
-                    if solver.has_exit(p, &pos, in_check, sq)? {
-                        draws.exit.set(v);
+                    if solver.has_exit(p, &pos, in_check, sq, outcome)? {
+                        exit.set(v);
                     }
                 }
                 Ok::<(), GenError>(())
             })?;
         }
-        Ok(draws)
+        Ok(Draws {
+            index: solver.index,
+            p,
+            checked,
+            exit,
+            ids,
+        })
     }
 
     /// Calls `f` with node `v`'s position and its neighbours one piece-move away.
@@ -642,29 +672,32 @@ impl DrawGame for Draws<'_> {
 
 impl Solver<'_> {
     /// True if some move of draw `pos` (on squares `sq`) leaves the draws for a result that
-    /// settles it: one p wins when p is to move, one p does not win otherwise.
+    /// settles it: one p wins when p is to move, one p does not win otherwise. `outcome`
+    /// gives a slot's result in this set: `None` for a draw, else whether its side to move
+    /// wins.
     fn has_exit(
         &self,
         p: Color,
         pos: &Position,
         in_check: bool,
         sq: &mut [u8],
+        outcome: impl Fn(Color, u64) -> Option<bool>,
     ) -> Result<bool, GenError> {
         let side = pos.turn();
         let next = side.opponent();
         let mut near = Neighbours::new(self.index, sq);
         for &mv in pos.legal_moves_knowing_check(in_check).iter() {
-            let fixed = if pos.is_capture(mv) {
-                self.capture_value_raw(pos, mv)?.to_stored()
+            let p_wins = if pos.is_capture(mv) {
+                self.fixed_win_for(p, next, self.capture_value_raw(pos, mv)?.to_stored())
             } else {
                 let j = near.slot_after(self.index, mv.from, mv.to);
-                let v = self.cells.stored(next.index(), j);
-                if v == STORED_DRAW {
-                    continue;
+                match outcome(next, j) {
+                    None => continue,
+                    // A legal move reaches a legal position: a win or a loss for `next`.
+                    Some(next_wins) => next_wins == (next == p),
                 }
-                v
             };
-            if self.fixed_win_for(p, next, fixed) == (side == p) {
+            if p_wins == (side == p) {
                 return Ok(true);
             }
         }
@@ -723,13 +756,25 @@ impl Solver<'_> {
 
     /// Applies the perpetual-check rule to the draws left by the mate search and returns how
     /// many positions (slots) it changed per side to move.
-    pub(crate) fn apply_perpetual_rule(&mut self, spill: &Path) -> Result<RuleCounts, GenError> {
+    pub(crate) fn apply_perpetual_rule(
+        &mut self,
+        spill: &Path,
+        budget: u64,
+    ) -> Result<RuleCounts, GenError> {
         let mut counts: RuleCounts = [(0, 0); 2];
         for p in self.sides_the_rule_can_favour() {
-            let draws = Draws::new(self, p)?;
-            // The fixpoint reads no cell: they wait on disk meanwhile.
+            // The pass reads no cell: they wait on disk meanwhile, and the draws and wins are
+            // read back from there as bitmaps.
             self.spill_cells(spill)?;
-            let won = Fixpoint::solve(&draws);
+            let outcomes =
+                self.cells
+                    .read_spilled_outcomes(spill)
+                    .map_err(|source| GenError::Spill {
+                        path: spill.to_path_buf(),
+                        source,
+                    })?;
+            let draws = Draws::new(self, p, outcomes)?;
+            let won = Fixpoint::solve(&draws, witnesses_fit(&draws, budget));
             self.restore_cells(spill)?;
             self.mark_rule_results(
                 p,
@@ -869,7 +914,12 @@ mod tests {
     fn the_fixpoint_on_hand_made_games() {
         for (name, nodes, want) in hand_made_games() {
             let game = HandMade::new(&nodes);
-            let won = Fixpoint::solve(&game);
+            let won = Fixpoint::solve(&game, true);
+            let without = Fixpoint::solve(&game, false);
+            assert!(
+                won.same_as(&without),
+                "{name}: the witnesses change nothing"
+            );
             let got: Vec<bool> = (0..nodes.len() as u64).map(|v| won.get(v)).collect();
             assert_eq!(got, want, "{name}");
         }

@@ -2,7 +2,7 @@
 //! per set, from the memory model ([`super::memory::PhaseMemory`]) and rates measured on this
 //! machine kind.
 
-use super::memory::{PhaseMemory, available_memory};
+use super::memory::{PhaseMemory, available_memory, run_budget};
 use super::{GenOptions, thread_count};
 use crate::index::MaterialIndex;
 use crate::material::Material;
@@ -20,7 +20,7 @@ const GRAPH_RULE_SECONDS_PER_SLOT: f64 = 0.74e-6;
 /// several runs; this VM varies by 15%).
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.3e-6;
 /// Bytes on disk per slot, measured over every set up to 5 men (KRNKR 0.33, KRCKR 0.19).
-const DISK_BYTES_PER_SLOT: f64 = 0.25;
+pub(super) const DISK_BYTES_PER_SLOT: f64 = 0.25;
 
 /// What one set will take.
 #[derive(Clone, Debug, Serialize)]
@@ -88,11 +88,16 @@ pub(super) fn plan_of_work(
     threads: usize,
 ) -> Plan {
     let avail = available_memory();
-    let sets: Vec<SetPlan> = order
+    let to_make: Vec<Material> = order
         .iter()
         .zip(todo)
         .filter(|(_, todo)| **todo)
-        .map(|(&m, _)| set_plan(m, tb.rules(), avail, threads))
+        .map(|(&m, _)| m)
+        .collect();
+    let budget = run_budget(&to_make, tb.rules());
+    let sets: Vec<SetPlan> = to_make
+        .iter()
+        .map(|&m| set_plan(m, tb.rules(), avail, budget, threads))
         .collect();
     let limit = avail / 10 * 9;
     Plan {
@@ -110,12 +115,13 @@ pub(super) fn plan_of_work(
     }
 }
 
-/// What `m` will take with `avail` bytes free and `threads` threads.
-fn set_plan(m: Material, rules: RuleSet, avail: u64, threads: usize) -> SetPlan {
+/// What `m` will take with `avail` bytes free, in a run whose peak is `budget` bytes, on
+/// `threads` threads.
+fn set_plan(m: Material, rules: RuleSet, avail: u64, budget: u64, threads: usize) -> SetPlan {
     let slots = MaterialIndex::new(m).size();
     let memory = PhaseMemory::of(m, rules);
-    let peak_bytes = memory.expected_peak(avail);
-    let rule_pass = (memory.rule_graph > 0).then_some(if memory.auto_picks_graph(avail) {
+    let peak_bytes = memory.expected_peak(avail, budget);
+    let rule_pass = (memory.rule_graph > 0).then_some(if memory.auto_picks_graph(avail, budget) {
         "graph"
     } else {
         "bitmaps"
