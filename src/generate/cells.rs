@@ -478,6 +478,47 @@ mod tests {
     }
 
     #[test]
+    fn outcomes_read_from_the_spilled_cells_agree_with_the_values() {
+        // 131 slots: two full bitmap words and a part, every kind of cell on both sides.
+        let mut cells = Cells::new(131);
+        for i in 0..131 {
+            cells.set_distance(0, i, (i % 13) as u16);
+            let marker = [DRAW, RULE_WIN, RULE_LOSS, ILLEGAL, UNDECIDED][i as usize % 5];
+            cells.set_marker(1, i, marker);
+        }
+        cells.improve_win(0, 3, 301);
+        cells.set_marker(0, 4, DRAW);
+        cells.settle_draws();
+        let dir = std::env::temp_dir().join(format!("canju-outcomes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cells");
+        let want: Vec<[(bool, bool); 2]> = (0..131)
+            .map(|i| {
+                [0, 1].map(|side| {
+                    let v = crate::value::Value::from_stored(cells.stored(side, i));
+                    let illegal = cells.stored(side, i) == STORED_ILLEGAL;
+                    let draw = v == Some(crate::value::Value::Draw) && !illegal;
+                    (draw, v.is_some_and(|v| v.is_win()) && !illegal)
+                })
+            })
+            .collect();
+        cells.spill(&path).unwrap();
+        let got = cells.read_spilled_outcomes(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let bit = |words: &[u64], i: u64| words[(i / 64) as usize] >> (i % 64) & 1 == 1;
+        for i in 0..131u64 {
+            for side in 0..2 {
+                let o = &got[side];
+                let (draw, win) = want[i as usize][side];
+                assert_eq!(bit(&o.draws, i), draw, "draw bit of {i}, side {side}");
+                assert_eq!(bit(&o.wins, i), win, "win bit of {i}, side {side}");
+            }
+        }
+        assert!(want.iter().any(|w| w[0].1) && want.iter().any(|w| w[1].0));
+        assert!(bit(&got[0].wins, 3), "a distance from the side map");
+    }
+
+    #[test]
     fn cells_set_aside_on_disk_come_back_the_same() {
         let mut cells = Cells::new(21);
         for i in 0..21 {

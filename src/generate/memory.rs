@@ -19,17 +19,11 @@ const SUB_VALUE_BYTES: u64 = 1;
 /// Slots per side of the largest sub-table read whole. A larger one is read through its
 /// memory map, block by block, with its recent blocks in a cache: what it takes is the
 /// pages of its file read, at most its compressed size.
-const MOST_SLOTS_READ_WHOLE: u64 = 1 << 22;
-
-/// True if a sub-table of `slots` slots per side is read whole into memory (else through
-/// its memory map).
-pub(super) fn reads_whole(slots: u64) -> bool {
-    slots <= MOST_SLOTS_READ_WHOLE
-}
+pub(super) const MOST_SLOTS_READ_WHOLE: u64 = 1 << 22;
 
 /// Bytes a sub-table of `slots` slots per side takes while a set is generated.
 fn sub_table_bytes(slots: u64) -> u64 {
-    if reads_whole(slots) {
+    if slots <= MOST_SLOTS_READ_WHOLE {
         slots.saturating_mul(SUB_VALUE_BYTES)
     } else {
         (slots as f64 * super::plan::DISK_BYTES_PER_SLOT) as u64
@@ -53,7 +47,7 @@ const DRAW_SHARE: f64 = 0.22;
 pub struct PhaseMemory {
     /// Initialising and the sweeps: the cells of both sides to move, the candidates'
     /// bitmap, and one side to move of each sub-table (small ones read whole, large ones
-    /// through their memory maps: see [`reads_whole`]).
+    /// through their memory maps: see [`MOST_SLOTS_READ_WHOLE`]).
     pub solve: u64,
     /// The perpetual-check pass with the bitmaps (0 when no pass runs), the cells on disk:
     /// building the draws' ranks and flags, or the fixpoint, whichever is larger.
@@ -259,4 +253,37 @@ fn proc_kib(file: &str, key: &str) -> u64 {
                 .and_then(|kb| kb.parse::<u64>().ok())
         })
         .map_or(0, |kb| kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_graph_is_picked_only_where_it_raises_no_peak() {
+        const GIB: u64 = 1 << 30;
+        // Within the run's peak and half the free memory: the graph.
+        assert!(auto_picks_graph(GIB, GIB / 2, 8 * GIB, 2 * GIB));
+        // Above the run's peak (a sub-table's graph above the largest set's bitmaps): not.
+        assert!(!auto_picks_graph(3 * GIB, GIB, 64 * GIB, 2 * GIB));
+        // The graph itself above half of the free memory: not, whatever the budget.
+        assert!(!auto_picks_graph(6 * GIB, GIB, 8 * GIB, 0));
+        // No budget, memory unknown: the graph.
+        assert!(auto_picks_graph(6 * GIB, GIB, 0, 0));
+    }
+
+    #[test]
+    fn a_run_is_budgeted_by_its_largest_set() {
+        let sets: Vec<Material> = ["KRNKR", "KRKR", "KRNK"]
+            .iter()
+            .map(|n| Material::parse(n).unwrap())
+            .collect();
+        let largest = PhaseMemory::of(sets[0], RuleSet::Asian);
+        assert_eq!(run_budget(&sets, RuleSet::Asian), largest.least_peak());
+        // KRNKR's own graph raises its peak above its bitmaps': in a run of its own, the
+        // bitmaps; KRKR's graph stays within KRNKR's peak: the graph.
+        let budget = largest.least_peak();
+        assert!(!largest.auto_picks_graph(0, budget));
+        assert!(PhaseMemory::of(sets[1], RuleSet::Asian).auto_picks_graph(0, budget));
+    }
 }

@@ -126,11 +126,14 @@ pub enum GenError {
 /// Which implementation of the perpetual-check pass runs (both give the same values).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RulePass {
-    /// The graph when it takes at most half of the memory available, else the bitmaps.
+    /// The graph where the set's peak with it stays within the run's peak (the least peak of
+    /// the largest set generated) and the graph takes at most half of the memory available;
+    /// else the bitmaps.
     #[default]
     Auto,
-    /// Bitmaps over the draws, moves generated when needed: about 4.4 bytes a draw and 2.5
-    /// bits a slot, about 1.7 times slower than the graph on KRNKR (see the README).
+    /// Bitmaps over the draws, moves generated when needed: 2 bytes a draw (4.4 with the
+    /// witnesses, kept where they fit) and 2.5 bits a slot, the cells on disk; about 1.2 to
+    /// 1.7 times slower than the graph on KRNKR (see the README).
     Bitmaps,
     /// An explicit graph of the draws' moves: about 90 bytes a draw, each step a scan.
     Graph,
@@ -172,6 +175,9 @@ pub struct GenOptions {
     /// to the least peak of the largest set it generates, so that the run's peak is that of
     /// its largest set.
     pub peak_budget: u64,
+    /// Sub-tables with at most this many slots per side are read whole into memory, larger
+    /// ones through their memory maps and block caches (`None`: 4M, see the README).
+    pub whole_sub_table_slots: Option<u64>,
 }
 
 /// Wall time of each phase of one generation, seconds.
@@ -706,7 +712,10 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
                 let swap = table.material != m;
                 // After the capture the victim's side is to move, in the table's colouring.
                 let to_move = if swap { victim.opponent() } else { victim };
-                if memory::reads_whole(table.index.size()) {
+                let whole = opts
+                    .whole_sub_table_slots
+                    .unwrap_or(memory::MOST_SLOTS_READ_WHOLE);
+                if table.index.size() <= whole {
                     table.load_side(to_move.index())?;
                 }
                 subs[victim.index()][role.index()] = Some(SubTable { table, swap });

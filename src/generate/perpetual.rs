@@ -21,8 +21,10 @@
 //! that each of them is covered (a check into Z, a quiet move into X): *forward verification*,
 //! as in Syzygy's generator, instead of a counter per position. Node ids are the draws' ranks
 //! ([`super::draw_index`]), so each bitmap takes a bit per draw: 16 bits a draw, a 4-byte
-//! witness per p-to-move draw (see [`Fixpoint`]) and 2.5 bits a slot for the ranks, while the
-//! cells wait on disk; the graph pass ([`super::perpetual_graph`]) stores the draws' moves in
+//! witness per p-to-move draw where it does not raise the set's peak (see [`Fixpoint`]) and
+//! 2.5 bits a slot for the ranks. The cells wait on disk through the whole pass: the draws
+//! and the wins are read back from the spilled file as bitmaps, which is all the exits need
+//! of the set's own values. The graph pass ([`super::perpetual_graph`]) stores the draws' moves in
 //! about 90 bytes a draw beside the cells. It pays in time: every round generates moves again.
 //!
 //! A position p wins this way is stored as `WinByRule` (p to move) or `LossByRule` (the

@@ -1,7 +1,8 @@
 //! The perpetual-check pass over an explicit graph of the draws' moves (about 90 bytes a draw,
 //! each step of the fixpoint a scan of memory): several times faster than the bitmap pass of
-//! [`super::perpetual`], which computes the same fixpoint in about 4.4 bytes a draw. It runs
-//! when its graph fits ([`super::RulePass::Auto`]), and the tests compare the two passes.
+//! [`super::perpetual`], which computes the same fixpoint in 2 to 4.4 bytes a draw. It runs
+//! where it does not raise the run's peak memory ([`super::RulePass::Auto`]), and the tests
+//! compare the two passes.
 //!
 //! The rule, the labels and the fixpoint are described in [`super::perpetual`].
 //!
