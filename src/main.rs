@@ -891,6 +891,7 @@ fn report_json(r: &GenReport) -> serde_json::Value {
         "generated": r.generated,
         "seconds": r.seconds,
         "phases": {"init": t.init, "sweep": t.sweep, "rule": t.rule, "write": t.write},
+        "phase_peak_bytes": {"init": t.peaks.init, "sweep": t.peaks.sweep, "rule": t.peaks.rule, "write": t.peaks.write},
         "rule_pass": t.rule_pass.map(|p| p.name()),
         "peak_bytes": r.peak_memory,
         "peak_bytes_per_slot": r.peak_memory as f64 / (2 * r.slots.max(1)) as f64,

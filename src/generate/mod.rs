@@ -193,6 +193,35 @@ pub struct PhaseTimes {
     pub write: f64,
     /// The perpetual-check pass that ran (`None` under `plain`).
     pub rule_pass: Option<RulePass>,
+    /// Peak resident memory of each phase, bytes (0 if unknown).
+    pub peaks: PhasePeaks,
+}
+
+/// Peak resident memory of each phase of one generation, bytes (0 where unknown).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhasePeaks {
+    /// Initialising.
+    pub init: u64,
+    /// The sweeps.
+    pub sweep: u64,
+    /// The perpetual-check pass.
+    pub rule: u64,
+    /// Writing.
+    pub write: u64,
+}
+
+impl PhasePeaks {
+    /// The largest.
+    pub fn max(&self) -> u64 {
+        self.init.max(self.sweep).max(self.rule).max(self.write)
+    }
+}
+
+/// The peak resident memory since the last call (or [`memory::reset_peak`]); starts the next.
+fn take_peak() -> u64 {
+    let peak = peak_memory();
+    memory::reset_peak();
+    peak
 }
 
 /// The values of every slot of a set, as [`solve`] leaves them.
@@ -685,13 +714,14 @@ pub fn generate_one(
     tb.forget(material);
     bar.finish();
     phases.write = written.elapsed().as_secs_f64();
+    phases.peaks.write = take_peak();
     Ok(GenReport {
         material,
         slots: index.size(),
         stats,
         seconds: start.elapsed().as_secs_f64(),
         file_bytes,
-        peak_memory: peak_memory(),
+        peak_memory: phases.peaks.max(),
         generated: true,
         phases,
     })
@@ -741,6 +771,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     })?;
     bar.finish();
     phases.init = clock.elapsed().as_secs_f64();
+    phases.peaks.init = take_peak();
 
     // 2. Sweep by distance.
     let bar = Phase::new(opts.progress, &name, "sweep", 0);
@@ -782,6 +813,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     solver.cells.settle_draws();
 
     phases.sweep = clock.elapsed().as_secs_f64() - phases.init;
+    phases.peaks.sweep = take_peak();
 
     // 4. The perpetual-check rule.
     if tb.rules() == RuleSet::Asian {
@@ -796,6 +828,9 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         bar.finish();
     }
     phases.rule = clock.elapsed().as_secs_f64() - phases.init - phases.sweep;
+    if phases.rule_pass.is_some() {
+        phases.peaks.rule = take_peak();
+    }
     Ok(Solved {
         values: solver.cells,
         phases,
