@@ -688,18 +688,26 @@ impl Solver<'_> {
         let side = pos.turn();
         let next = side.opponent();
         let mut near = Neighbours::new(self.index, sq);
-        for &mv in pos.legal_moves_knowing_check(in_check).iter() {
-            let p_wins = if pos.is_capture(mv) {
-                self.fixed_win_for(p, next, self.capture_value_raw(pos, mv)?.to_stored())
+        let mut scratch = pos.clone();
+        // Pseudo-legal moves, legality tried only for a move that would be an exit: an
+        // illegal quiet move reaches an illegal slot, which is no draw and no win.
+        for &mv in pos.pseudo_legal_moves().iter() {
+            let exit = if pos.is_capture(mv) {
+                scratch.is_pseudo_legal_move_legal(mv, in_check) && {
+                    let v = self.capture_value_raw(pos, mv)?.to_stored();
+                    self.fixed_win_for(p, next, v) == (side == p)
+                }
             } else {
                 let j = near.slot_after(self.index, mv.from, mv.to);
                 match outcome(next, j) {
-                    None => continue,
-                    // A legal move reaches a legal position: a win or a loss for `next`.
-                    Some(next_wins) => next_wins == (next == p),
+                    None => false,
+                    Some(next_wins) => {
+                        let p_wins = next_wins == (next == p);
+                        p_wins == (side == p) && scratch.is_pseudo_legal_move_legal(mv, in_check)
+                    }
                 }
             };
-            if p_wins == (side == p) {
+            if exit {
                 return Ok(true);
             }
         }

@@ -381,16 +381,21 @@ impl Position {
     /// check (`in_check` must be right).
     pub fn legal_moves_knowing_check(&self, in_check: bool) -> MoveList {
         let mut list = self.pseudo_legal_moves();
-        let us = self.turn;
-        let g = self.generals[us.index()];
-        if g == NO_SQUARE {
+        if self.generals[self.turn.index()] == NO_SQUARE {
             return list;
         }
         let mut scratch = self.clone();
-        list.retain(|mv| {
-            (!in_check && !may_expose_general(g, mv)) || scratch.leaves_general_safe(mv)
-        });
+        list.retain(|mv| scratch.is_pseudo_legal_move_legal(mv, in_check));
         list
+    }
+
+    /// True if pseudo-legal `mv` is legal (`in_check` must say whether the side to move is
+    /// in check): for a caller that looks at a move's result before its legality. The move
+    /// is tried on this position and taken back.
+    #[inline]
+    pub(crate) fn is_pseudo_legal_move_legal(&mut self, mv: Move, in_check: bool) -> bool {
+        let g = self.generals[self.turn.index()];
+        g == NO_SQUARE || (!in_check && !may_expose_general(g, mv)) || self.leaves_general_safe(mv)
     }
 
     /// True if `mv` is legal here.
