@@ -21,8 +21,14 @@ pub(crate) struct RankedBits {
     before_super: Vec<u64>,
     /// Set bits before each word, counted from the start of its superblock.
     before_word: Vec<u16>,
+    /// The word holding the set bit of rank `k * SELECT_SAMPLE`, for each `k`: select
+    /// searches only between two samples.
+    samples: Vec<u64>,
     ones: u64,
 }
+
+/// Ranks between two of [`RankedBits`]'s select samples (8 bytes per this many set bits).
+const SELECT_SAMPLE: u64 = 4096;
 
 impl RankedBits {
     /// The bitmap whose bit `i` is `bit(i)`, for `i` below `len`.
@@ -42,12 +48,18 @@ impl RankedBits {
     pub(crate) fn from_words(words: Vec<u64>) -> RankedBits {
         let mut before_super = Vec::with_capacity(words.len().div_ceil(SUPER_WORDS));
         let mut before_word = Vec::with_capacity(words.len());
+        let mut samples = Vec::new();
         let mut ones = 0u64;
-        for chunk in words.chunks(SUPER_WORDS) {
+        for (c, chunk) in words.chunks(SUPER_WORDS).enumerate() {
             before_super.push(ones);
             let mut within = 0u64;
-            for w in chunk {
+            for (k, w) in chunk.iter().enumerate() {
                 before_word.push(within as u16);
+                let after = ones + within + w.count_ones() as u64;
+                // Each sample rank reached within this word.
+                while (samples.len() as u64) * SELECT_SAMPLE < after {
+                    samples.push((c * SUPER_WORDS + k) as u64);
+                }
                 within += w.count_ones() as u64;
             }
             ones += within;
@@ -56,6 +68,7 @@ impl RankedBits {
             words,
             before_super,
             before_word,
+            samples,
             ones,
         }
     }
@@ -81,17 +94,34 @@ impl RankedBits {
     /// The position of the set bit of rank `r` (below [`RankedBits::ones`]).
     pub(crate) fn select(&self, r: u64) -> u64 {
         debug_assert!(r < self.ones);
-        let s = self.before_super.partition_point(|&b| b <= r) - 1;
-        let within = r - self.before_super[s];
-        let first = s * SUPER_WORDS;
-        let last = (first + SUPER_WORDS).min(self.words.len());
-        let counts = &self.before_word[first..last];
-        let w = first + counts.partition_point(|&c| c as u64 <= within) - 1;
-        let mut word = self.words[w];
-        for _ in 0..within - self.before_word[w] as u64 {
+        let k = (r / SELECT_SAMPLE) as usize;
+        // The word holding rank r lies between two samples: the last word whose count of
+        // set bits before it is at most r.
+        let (mut lo, mut hi) = (
+            self.samples[k] as usize,
+            self.samples
+                .get(k + 1)
+                .map_or(self.words.len() - 1, |&w| w as usize),
+        );
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if self.ones_before_word(mid) <= r {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let mut word = self.words[lo];
+        for _ in 0..r - self.ones_before_word(lo) {
             word &= word - 1;
         }
-        w as u64 * 64 + word.trailing_zeros() as u64
+        lo as u64 * 64 + word.trailing_zeros() as u64
+    }
+
+    /// Set bits before word `w`.
+    #[inline]
+    fn ones_before_word(&self, w: usize) -> u64 {
+        self.before_super[w / SUPER_WORDS] + self.before_word[w] as u64
     }
 }
 
@@ -173,6 +203,15 @@ mod tests {
             }
         }
         assert_eq!(bits.ones(), rank);
+        // Sparse: long empty runs across superblocks and select samples.
+        for step in [70_001u64, 33, 4097] {
+            let sparse = RankedBits::new(1_000_000, |i| i % step == 7);
+            let set: Vec<u64> = (0..1_000_000).filter(|i| i % step == 7).collect();
+            assert_eq!(sparse.ones(), set.len() as u64);
+            for (r, &i) in set.iter().enumerate() {
+                assert_eq!(sparse.select(r as u64), i, "select {r} of every {step}th");
+            }
+        }
         let all = RankedBits::new(len, |_| true);
         assert_eq!(all.select(len - 1), len - 1);
         assert_eq!(all.rank_of_set(len - 1), Some(len - 1));
