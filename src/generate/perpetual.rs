@@ -723,29 +723,21 @@ impl Solver<'_> {
         }
     }
 
-    /// Stores the results of p's pass: every slot `won(side, slot)` names becomes a win by
+    /// Stores the results of p's pass: every (side to move, slot) of `won` becomes a win by
     /// the rule with p to move and a loss by it otherwise; adds them to `counts`.
     pub(super) fn mark_rule_results(
         &self,
         p: Color,
-        won: impl Fn(Color, u64) -> bool + Sync,
+        won: Vec<(Color, u64)>,
         counts: &mut RuleCounts,
     ) {
-        for side in Color::ALL {
-            let marker = if side == p {
-                cells::RULE_WIN
-            } else {
-                cells::RULE_LOSS
-            };
-            let n = (0..self.index.size())
-                .into_par_iter()
-                .filter(|&i| won(side, i))
-                .map(|i| self.cells.set_marker(side.index(), i, marker))
-                .count() as u64;
+        for (side, slot) in won {
             if side == p {
-                counts[side.index()].0 += n;
+                self.cells.set_marker(side.index(), slot, cells::RULE_WIN);
+                counts[side.index()].0 += 1;
             } else {
-                counts[side.index()].1 += n;
+                self.cells.set_marker(side.index(), slot, cells::RULE_LOSS);
+                counts[side.index()].1 += 1;
             }
         }
     }
@@ -785,12 +777,15 @@ impl Solver<'_> {
                     })?;
             let draws = Draws::new(self, p, outcomes)?;
             let won = Fixpoint::solve(&draws, witnesses_fit(&draws, budget));
+            // Only the positions the rule decides (few) wait beside the cells read back.
+            let decided = (0..draws.ids.count())
+                .into_par_iter()
+                .filter(|&v| won.get(v))
+                .map(|v| draws.ids.slot_of(v))
+                .collect();
+            drop((won, draws));
             self.restore_cells(spill)?;
-            self.mark_rule_results(
-                p,
-                |side, i| draws.ids.id(side, i).is_some_and(|v| won.get(v)),
-                &mut counts,
-            );
+            self.mark_rule_results(p, decided, &mut counts);
         }
         Ok(counts)
     }

@@ -379,16 +379,14 @@ impl Solver<'_> {
             self.spill_cells(spill)?;
             let pass = Pass { graph };
             pass.run();
+            let won = (0..ranks.count())
+                .into_par_iter()
+                .filter(|&v| pass.flags(v as u32) & X != 0)
+                .map(|v| ranks.slot_of(v))
+                .collect();
+            drop(pass);
             self.restore_cells(spill)?;
-            self.mark_rule_results(
-                p,
-                |side, i| {
-                    ranks
-                        .id(side, i)
-                        .is_some_and(|v| pass.flags(v as u32) & X != 0)
-                },
-                &mut counts,
-            );
+            self.mark_rule_results(p, won, &mut counts);
         }
         Ok(counts)
     }
