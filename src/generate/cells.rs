@@ -393,6 +393,57 @@ impl Cells {
         Ok([read_side(0)?, read_side(1)?])
     }
 
+    /// Sets the cells of `side` at `slots` (ascending) to `marker` in the file [`Cells::spill`]
+    /// wrote to `path`, a chunk of the file read and written back at a time, so that the
+    /// cells need not be in memory; returns how many were set.
+    ///
+    /// # Errors
+    /// The file cannot be read or written, or is shorter than the cells.
+    pub(super) fn mark_spilled(
+        &self,
+        path: &Path,
+        side: usize,
+        marker: u8,
+        slots: impl Iterator<Item = u64>,
+    ) -> std::io::Result<u64> {
+        use std::io::{Seek, SeekFrom};
+        const CHUNK: u64 = 1 << 20;
+        // A cell's byte in the file: the words of red to move, then black's, each word's
+        // bytes in memory order, which is slot order.
+        let side_start = side as u64 * self.size.div_ceil(8) * 8;
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)?;
+        let mut buf = vec![0u8; CHUNK as usize];
+        let mut chunk: Option<u64> = None;
+        let mut set = 0;
+        let write_back = |f: &mut std::fs::File, c: u64, buf: &[u8]| {
+            f.seek(SeekFrom::Start(side_start + c * CHUNK))?;
+            f.write_all(buf)
+        };
+        for slot in slots {
+            let c = slot / CHUNK;
+            if chunk != Some(c) {
+                if let Some(done) = chunk {
+                    write_back(&mut f, done, &buf)?;
+                }
+                let len = (self.size - c * CHUNK).min(CHUNK) as usize;
+                buf.resize(len, 0);
+                f.seek(SeekFrom::Start(side_start + c * CHUNK))?;
+                f.read_exact(&mut buf)?;
+                chunk = Some(c);
+            }
+            buf[(slot % CHUNK) as usize] = marker;
+            set += 1;
+        }
+        if let Some(done) = chunk {
+            write_back(&mut f, done, &buf)?;
+        }
+        f.sync_all()?;
+        Ok(set)
+    }
+
     /// Turns every undecided cell into a draw.
     pub(super) fn settle_draws(&self) {
         self.sides.par_iter().for_each(|side| {
@@ -516,6 +567,44 @@ mod tests {
         }
         assert!(want.iter().any(|w| w[0].1) && want.iter().any(|w| w[1].0));
         assert!(bit(&got[0].wins, 3), "a distance from the side map");
+    }
+
+    #[test]
+    fn markers_set_in_the_spilled_file_come_back_with_the_cells() {
+        // Three chunks of the file per side, and a part.
+        let size = 3 * (1 << 20) + 5;
+        let mut cells = Cells::new(size);
+        for i in (0..size).step_by(7) {
+            cells.set_marker(1, i, DRAW);
+            cells.set_distance(0, i, 3);
+        }
+        let marked: Vec<u64> = vec![0, 7, (1 << 20) - 1, 1 << 20, 2 * (1 << 20) + 3, size - 1];
+        let dir = std::env::temp_dir().join(format!("canju-mark-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cells");
+        let before: Vec<u8> = (0..size).map(|i| cells.raw(0, i)).collect();
+        cells.spill(&path).unwrap();
+        let n = cells
+            .mark_spilled(&path, 1, RULE_LOSS, marked.iter().copied())
+            .unwrap();
+        assert_eq!(n, marked.len() as u64);
+        cells.restore(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        for i in 0..size {
+            let want = if marked.contains(&i) {
+                RULE_LOSS
+            } else if i % 7 == 0 {
+                DRAW
+            } else {
+                UNDECIDED
+            };
+            assert_eq!(cells.raw(1, i), want, "black to move, slot {i}");
+            assert_eq!(
+                cells.raw(0, i),
+                before[i as usize],
+                "red to move untouched, {i}"
+            );
+        }
     }
 
     #[test]

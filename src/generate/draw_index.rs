@@ -162,6 +162,12 @@ impl DrawIndex {
         }
     }
 
+    /// The node ids of `side` to move's draws.
+    pub(crate) fn ids_of(&self, side: Color) -> std::ops::Range<u64> {
+        let first = self.first_of(side);
+        first..first + self.sides[side.index()].ones()
+    }
+
     /// The node id of `slot` with `side` to move, if it is a draw.
     #[inline]
     pub(crate) fn id(&self, side: Color, slot: u64) -> Option<u64> {

@@ -30,9 +30,11 @@ fn sub_table_bytes(slots: u64) -> u64 {
     }
 }
 
-/// What writing adds, per slot: the compressed sections and the WDL coder's working arrays
-/// (measured on KRNKR: 0.7).
-const WRITE_BYTES_PER_SLOT: f64 = 0.75;
+/// What writing adds, per slot: the compressed WDL section and the coder's working arrays,
+/// and a batch of DTM blocks (the DTM section goes to a temporary file as it is compressed).
+/// Measured on KRNKR: the write phase's peak 86 MB, 20 MB above its cells, the process's
+/// base included.
+const WRITE_BYTES_PER_SLOT: f64 = 0.2;
 
 /// Memory of the process before any table: code, thread stacks, buffers.
 const BASE_BYTES: u64 = 16 << 20;

@@ -723,23 +723,36 @@ impl Solver<'_> {
         }
     }
 
-    /// Stores the results of p's pass: every (side to move, slot) of `won` becomes a win by
+    /// Stores the results of p's pass in the cells spilled to `spill` (they may be many:
+    /// KRNKR's rule decides a third of its draws): every node `won` names becomes a win by
     /// the rule with p to move and a loss by it otherwise; adds them to `counts`.
     pub(super) fn mark_rule_results(
         &self,
         p: Color,
-        won: Vec<(Color, u64)>,
+        spill: &Path,
+        ids: &DrawIndex,
+        won: impl Fn(u64) -> bool,
         counts: &mut RuleCounts,
-    ) {
-        for (side, slot) in won {
-            if side == p {
-                self.cells.set_marker(side.index(), slot, cells::RULE_WIN);
-                counts[side.index()].0 += 1;
+    ) -> Result<(), GenError> {
+        for side in Color::ALL {
+            let slots = ids
+                .ids_of(side)
+                .filter(|&v| won(v))
+                .map(|v| ids.slot_of(v).1);
+            let (marker, count) = if side == p {
+                (cells::RULE_WIN, &mut counts[side.index()].0)
             } else {
-                self.cells.set_marker(side.index(), slot, cells::RULE_LOSS);
-                counts[side.index()].1 += 1;
-            }
+                (cells::RULE_LOSS, &mut counts[side.index()].1)
+            };
+            *count += self
+                .cells
+                .mark_spilled(spill, side.index(), marker, slots)
+                .map_err(|source| GenError::Spill {
+                    path: spill.to_path_buf(),
+                    source,
+                })?;
         }
+        Ok(())
     }
 
     /// The sides p whose opponent has a piece that can give check: only for those can the
@@ -777,15 +790,9 @@ impl Solver<'_> {
                     })?;
             let draws = Draws::new(self, p, outcomes)?;
             let won = Fixpoint::solve(&draws, witnesses_fit(&draws, budget));
-            // Only the positions the rule decides (few) wait beside the cells read back.
-            let decided = (0..draws.ids.count())
-                .into_par_iter()
-                .filter(|&v| won.get(v))
-                .map(|v| draws.ids.slot_of(v))
-                .collect();
+            self.mark_rule_results(p, spill, &draws.ids, |v| won.get(v), &mut counts)?;
             drop((won, draws));
             self.restore_cells(spill)?;
-            self.mark_rule_results(p, decided, &mut counts);
         }
         Ok(counts)
     }

@@ -379,14 +379,10 @@ impl Solver<'_> {
             self.spill_cells(spill)?;
             let pass = Pass { graph };
             pass.run();
-            let won = (0..ranks.count())
-                .into_par_iter()
-                .filter(|&v| pass.flags(v as u32) & X != 0)
-                .map(|v| ranks.slot_of(v))
-                .collect();
+            let won = |v: u64| pass.flags(v as u32) & X != 0;
+            self.mark_rule_results(p, spill, &ranks, won, &mut counts)?;
             drop(pass);
             self.restore_cells(spill)?;
-            self.mark_rule_results(p, won, &mut counts);
         }
         Ok(counts)
     }
