@@ -143,13 +143,18 @@ pub(super) fn auto_picks_graph(graph_peak: u64, solve: u64, avail: u64, budget: 
     within_budget && within_avail
 }
 
-/// The least peak of the largest of `sets` under `rules`: the budget of a run generating
-/// them (see [`auto_picks_graph`]).
+/// Memory a run may always take, whatever its largest set: small sets get the graph's speed
+/// (every set up to 5 men stays within issue 12's 300 MB).
+const LEAST_RUN_BUDGET: u64 = 256 << 20;
+
+/// The least peak of the largest of `sets` under `rules`, or [`LEAST_RUN_BUDGET`] if more:
+/// the budget of a run generating them (see [`auto_picks_graph`]).
 pub(super) fn run_budget(sets: &[Material], rules: RuleSet) -> u64 {
     sets.iter()
         .map(|&m| PhaseMemory::of(m, rules).least_peak())
         .max()
         .unwrap_or(0)
+        .max(LEAST_RUN_BUDGET)
 }
 
 /// True if a side of `m` has a piece that can give check.
@@ -283,10 +288,13 @@ mod tests {
             .map(|n| Material::parse(n).unwrap())
             .collect();
         let largest = PhaseMemory::of(sets[0], RuleSet::Asian);
-        assert_eq!(run_budget(&sets, RuleSet::Asian), largest.least_peak());
+        assert_eq!(
+            run_budget(&sets, RuleSet::Asian),
+            largest.least_peak().max(LEAST_RUN_BUDGET)
+        );
         // KRNKR's own graph raises its peak above its bitmaps': in a run of its own, the
         // bitmaps; KRKR's graph stays within KRNKR's peak: the graph.
-        let budget = largest.least_peak();
+        let budget = run_budget(&sets, RuleSet::Asian);
         assert!(!largest.auto_picks_graph(0, budget));
         assert!(PhaseMemory::of(sets[1], RuleSet::Asian).auto_picks_graph(0, budget));
     }

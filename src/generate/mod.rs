@@ -127,7 +127,7 @@ pub enum GenError {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RulePass {
     /// The graph where the set's peak with it stays within the run's peak (the least peak of
-    /// the largest set generated) and the graph takes at most half of the memory available;
+    /// the largest set generated, at least 256 MiB) and the graph takes at most half of the memory available;
     /// else the bitmaps.
     #[default]
     Auto,
@@ -172,8 +172,8 @@ pub struct GenOptions {
     pub rule_pass: RulePass,
     /// Bytes [`RulePass::Auto`] may let a set's peak reach to use the faster graph (0: any,
     /// as long as the graph takes at most half of the memory free). [`generate_all`] sets it
-    /// to the least peak of the largest set it generates, so that the run's peak is that of
-    /// its largest set.
+    /// to the least peak of the largest set it generates (at least 256 MiB), so that the
+    /// run's peak is that of its largest set.
     pub peak_budget: u64,
     /// Sub-tables with at most this many slots per side are read whole into memory, larger
     /// ones through their memory maps and block caches (`None`: 4M, see the README).
