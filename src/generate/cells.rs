@@ -7,7 +7,7 @@
 //! pass turns draws into [`RULE_WIN`] and [`RULE_LOSS`].
 
 use crate::table::{ValueSource, WdlCodes, wdl_code};
-use crate::value::{STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
+use crate::value::{STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -365,10 +365,9 @@ impl Cells {
         let mut f = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path)?);
         let mut read_side = |side: usize| -> std::io::Result<Outcomes> {
             let big = self.big[side].lock().expect("no panic holds the lock");
-            let is_win = |slot: u64, cell: u8| match cell {
-                c if c <= MAX_INLINE => c % 2 == 1,
-                BIG => big[&slot] % 2 == 1,
-                c => c == RULE_WIN,
+            // The stored form says what a cell means; only a win's cell is read through it.
+            let is_win = |slot: u64, cell: u8| {
+                Value::from_stored(stored_of(cell, || big[&slot])).is_some_and(|v| v.is_win())
             };
             let mut out = Outcomes {
                 draws: vec![0; self.size.div_ceil(64) as usize],
