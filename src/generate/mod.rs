@@ -24,6 +24,7 @@
 mod bits;
 mod cells;
 mod draw_index;
+mod fixpoint;
 mod memory;
 mod perpetual;
 mod perpetual_graph;

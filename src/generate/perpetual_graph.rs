@@ -13,7 +13,8 @@
 //!
 
 use super::draw_index::DrawIndex;
-use super::perpetual::{CHECKED, EXIT, P_TO_MOVE, RuleCounts};
+use super::fixpoint::{CHECKED, EXIT, P_TO_MOVE};
+use super::perpetual::RuleCounts;
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
 use crate::rules::Color;
@@ -226,16 +227,18 @@ impl Pass {
     }
 
     /// True if some opponent-to-move draw cannot move to a draw without checking and has no
-    /// exit: only then can the opponent be forced to check, so only then can the rule apply.
-    fn opponent_can_be_forced(&self) -> bool {
+    /// exit, or some p-to-move draw has an exit (a capture into a sub-table's win by the
+    /// rule): only then can p win anything by the rule.
+    fn rule_can_apply(&self) -> bool {
         (0..self.graph.len()).into_par_iter().any(|v| {
             let f = self.flags(v as u32);
-            f & (P_TO_MOVE | EXIT) == 0
-                && self
-                    .graph
-                    .successors(v)
-                    .iter()
-                    .all(|&u| self.flags(u) & CHECKED != 0)
+            f & (P_TO_MOVE | EXIT) == P_TO_MOVE | EXIT
+                || f & (P_TO_MOVE | EXIT) == 0
+                    && self
+                        .graph
+                        .successors(v)
+                        .iter()
+                        .all(|&u| self.flags(u) & CHECKED != 0)
         })
     }
 
@@ -343,7 +346,7 @@ impl Pass {
 
     /// Runs the fixpoint; afterwards X holds the draws p wins.
     fn run(&self) {
-        if !self.opponent_can_be_forced() {
+        if !self.rule_can_apply() {
             return;
         }
         // mu X: X grows from the empty set.
@@ -390,28 +393,46 @@ impl Solver<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixpoint::{HandNode, hand_made_games, random_game, textbook};
     use super::*;
+    use proptest::prelude::*;
+
+    /// The nodes the graph pass finds p wins in a hand-made game.
+    fn won(nodes: &[HandNode]) -> Vec<bool> {
+        let mut offsets = vec![0u64];
+        let mut edges = vec![];
+        let mut flags = vec![];
+        for (p, check, exit, succ) in nodes {
+            // The graph holds distinct successors.
+            let mut succ = succ.clone();
+            succ.sort_unstable();
+            succ.dedup();
+            edges.extend_from_slice(&succ);
+            offsets.push(edges.len() as u64);
+            let f = (*p as u8 * P_TO_MOVE) | (*check as u8 * CHECKED) | (*exit as u8 * EXIT);
+            flags.push(AtomicU8::new(f));
+        }
+        let pass = Pass {
+            graph: DrawGraph::new(flags, offsets, edges),
+        };
+        pass.run();
+        (0..nodes.len() as u32)
+            .map(|v| pass.flags(v) & X != 0)
+            .collect()
+    }
 
     #[test]
     fn the_graph_pass_on_hand_made_games() {
-        for (name, nodes, want) in super::super::perpetual::hand_made_games() {
-            let mut offsets = vec![0u64];
-            let mut edges = vec![];
-            let mut flags = vec![];
-            for (p, check, exit, succ) in nodes {
-                edges.extend_from_slice(&succ);
-                offsets.push(edges.len() as u64);
-                let f = (p as u8 * P_TO_MOVE) | (check as u8 * CHECKED) | (exit as u8 * EXIT);
-                flags.push(AtomicU8::new(f));
-            }
-            let pass = Pass {
-                graph: DrawGraph::new(flags, offsets, edges),
-            };
-            pass.run();
-            let got: Vec<bool> = (0..want.len() as u32)
-                .map(|v| pass.flags(v) & X != 0)
-                .collect();
-            assert_eq!(got, want, "{name}");
+        for (name, nodes, want) in hand_made_games() {
+            assert_eq!(won(&nodes), want, "{name}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_graph_pass_agrees_with_the_textbook(bits in prop::collection::vec(any::<u32>(), 2..60)) {
+            let nodes = random_game(bits.len() - bits.len() % 2, &bits);
+            prop_assert_eq!(won(&nodes), textbook(&nodes));
         }
     }
 }
