@@ -45,11 +45,11 @@ pub(crate) const CHECKED: u8 = 2;
 /// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
 pub(crate) const EXIT: u8 = 4;
 
-/// Bitmaps of the fixpoint besides its kept levels, each over the node ids of both sides to
-/// move. The later rounds: X, the nodes that just joined it and their quiet predecessors, the
-/// nodes that joined the level being grown and the level above, and a walk's frontier, next
-/// step and candidates. The first round: Z, the seeds of both sides, the nodes that just left
-/// Y, suspects and a walk's three.
+/// Bitmaps of the fixpoint besides its levels, each over the node ids of both sides to move:
+/// X, the nodes that just joined it and their quiet predecessors, the nodes that joined the
+/// level being grown and the level above (while shrinking: suspects and the nodes that left
+/// Y), and a walk's frontier, next step and candidates. The levels take a bitmap each, those
+/// kept and two more rolling past them where a round needs more.
 pub(crate) const FIXPOINT_BITMAPS: u64 = 8;
 
 /// Levels kept, as planned: KRNKR and KRNKRA take five.

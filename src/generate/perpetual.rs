@@ -53,8 +53,8 @@ const MOST_LEVELS: u64 = 16;
 
 /// What the fixpoint may spend beyond its bitmaps without raising this set's peak so far or,
 /// if given (not 0), the run's `budget`: as many levels as fit (each spares a descent from X
-/// in every round), then the first round's witnesses if they still fit. Everything, where
-/// the memory in use cannot be read.
+/// in every round) with room for the two that roll past them, then the witnesses if they
+/// still fit. Everything, where the memory in use cannot be read.
 fn spend_for(draws: &Draws, budget: u64) -> Spend {
     let bitmap = draws.ids.count().div_ceil(8).max(1);
     let p_nodes = draws.p_ids().end - draws.p_ids().start;
@@ -65,7 +65,7 @@ fn spend_for(draws: &Draws, budget: u64) -> Spend {
             max_levels: MOST_LEVELS as usize,
         };
     }
-    let need = super::memory::current_memory() + FIXPOINT_BITMAPS * bitmap;
+    let need = super::memory::current_memory() + (FIXPOINT_BITMAPS + 2) * bitmap;
     let room = peak.max(budget).saturating_sub(need);
     let levels = (room / bitmap).min(MOST_LEVELS);
     Spend {

@@ -11,15 +11,16 @@ use serde::Serialize;
 
 /// Threads the rates below were measured with (a 2-core machine of the CI kind).
 const MEASURED_THREADS: f64 = 2.0;
-/// Seconds per slot (both sides to move together) of initialising, the sweeps and writing,
-/// measured on KRNKR (`canju gen KRNKR --force`: 27.5 s of 51.6).
-const SOLVE_SECONDS_PER_SLOT: f64 = 0.85e-6;
+/// Seconds per slot (both sides to move together) of initialising, the sweeps and writing:
+/// KRNKR 1.13e-6 (37 s of 78), KRNKRA 1.2e-6 (161 s of 399), KRNKRAB 1.08e-6 (993 s of
+/// 2,660), each `canju gen SET --json` with its sub-tables present.
+const SOLVE_SECONDS_PER_SLOT: f64 = 1.05e-6;
 /// Seconds per slot of the perpetual-check pass by graph, measured on KRNKR (24.2 s).
 const GRAPH_RULE_SECONDS_PER_SLOT: f64 = 0.74e-6;
 /// Seconds per slot of the perpetual-check pass by bitmaps. It grows with the set and its
-/// share of draws: KRNKR 1.0-1.5e-6 (34-48 s over several runs; this VM varies by 15%),
-/// KRNKRA 2.0e-6 (266 s), KRNKRB 2.4e-6 (505 s, a busy machine), KRNKRAB above 2e-6.
-const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 2.2e-6;
+/// share of draws: KRNKR 1.2e-6 (38-41 s over several runs; this VM varies by 15%), KRNKRA
+/// 1.79e-6 (238 s), KRNKRAB 1.81e-6 (1,667 s).
+const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.8e-6;
 /// Bytes on disk per slot, measured over every set up to 5 men (KRNKR 0.33, KRCKR 0.19).
 pub(super) const DISK_BYTES_PER_SLOT: f64 = 0.25;
 
