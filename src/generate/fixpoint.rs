@@ -290,16 +290,10 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             within: i.checked_sub(1).map(|above| self.level(above)),
         };
         frontier.clear_all();
-        self.joined_above.for_each_one(Vec::new, |preds, d| {
-            if self.game.flags(d) & (P_TO_MOVE | CHECKED) != 0 {
-                return;
-            }
-            self.game.predecessors(d, preds);
-            for &w in preds.iter() {
-                if z.set(w) {
-                    frontier.set(w);
-                    joined.set(w);
-                }
+        self.for_each_quiet_predecessor(&self.joined_above, P_TO_MOVE, |w| {
+            if z.set(w) {
+                frontier.set(w);
+                joined.set(w);
             }
         });
         self.delta_preds.for_each_one(
@@ -326,15 +320,9 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         let (y, z, suspect) = (self.level(i - 1), self.level(i), &self.joined);
         let frontier = &self.walk.frontier;
         suspect.clear_all();
-        self.joined_above.for_each_one(Vec::new, |preds, d| {
-            if self.game.flags(d) & (P_TO_MOVE | CHECKED) != 0 {
-                return;
-            }
-            self.game.predecessors(d, preds);
-            for &w in preds.iter() {
-                if z.get(w) && !suspect.get(w) && !self.is_p_seed(w, Some(y)) {
-                    suspect.set(w);
-                }
+        self.for_each_quiet_predecessor(&self.joined_above, P_TO_MOVE, |w| {
+            if z.get(w) && !suspect.get(w) && !self.is_p_seed(w, Some(y)) {
+                suspect.set(w);
             }
         });
         frontier.copy_from(suspect);
@@ -350,13 +338,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         suspect.for_each_one(
             || (),
             |_, w| {
-                let qualifies = if self.game.flags(w) & P_TO_MOVE != 0 {
-                    self.game
-                        .any_successor(w, |u| self.game.flags(u) & CHECKED != 0 && z.get(u))
-                } else {
-                    self.every_move_covered(w, z)
-                };
-                if qualifies && z.set(w) {
+                if self.supported(w, z) && z.set(w) {
                     frontier.set(w);
                 }
             },
@@ -381,15 +363,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             if z.get(v) || y.is_some_and(|y| !y.get(v)) {
                 return;
             }
-            let joins = if self.game.flags(v) & P_TO_MOVE != 0 {
-                self.is_p_seed(v, y)
-                    || self
-                        .game
-                        .any_successor(v, |u| self.game.flags(u) & CHECKED != 0 && z.get(u))
-            } else {
-                self.every_move_covered(v, z)
-            };
-            if joins && z.set(v) {
+            if (self.is_p_seed(v, y) || self.supported(v, z)) && z.set(v) {
                 frontier.set(v);
             }
         });
@@ -398,6 +372,17 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             within: y,
         };
         attract(self.game, &self.walk, z, bounds, None);
+    }
+
+    /// True if node `w` belongs in `z` by a move into it: for a p-to-move node a check into
+    /// `z`, for an opponent-to-move node each move covered.
+    fn supported(&self, w: u64, z: &Bits) -> bool {
+        if self.game.flags(w) & P_TO_MOVE != 0 {
+            self.game
+                .any_successor(w, |u| self.game.flags(u) & CHECKED != 0 && z.get(u))
+        } else {
+            self.every_move_covered(w, z)
+        }
     }
 
     /// True if p-to-move node `v` joins Z at once (a *seed*): it has an exit or a quiet move
@@ -432,16 +417,23 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     /// p-to-move node of `delta`.
     fn mark_quiet_predecessors_of_delta(&self) {
         self.delta_preds.clear_all();
-        self.delta.for_each_one(Vec::new, |preds, a| {
-            if self.game.flags(a) & (P_TO_MOVE | CHECKED) != P_TO_MOVE {
+        self.for_each_quiet_predecessor(&self.delta, 0, |w| {
+            if !self.x.get(w) {
+                self.delta_preds.set(w);
+            }
+        });
+    }
+
+    /// Calls `f` (in parallel) on each predecessor of the non-checked nodes of `of` whose
+    /// [`P_TO_MOVE`] flag is not `mover`'s: the nodes with that flag that move quietly into
+    /// one of them (repeats allowed).
+    fn for_each_quiet_predecessor(&self, of: &Bits, mover: u8, f: impl Fn(u64) + Sync) {
+        of.for_each_one(Vec::new, |preds, d| {
+            if self.game.flags(d) & (P_TO_MOVE | CHECKED) != mover ^ P_TO_MOVE {
                 return;
             }
-            self.game.predecessors(a, preds);
-            for &w in preds.iter() {
-                if !self.x.get(w) {
-                    self.delta_preds.set(w);
-                }
-            }
+            self.game.predecessors(d, preds);
+            preds.iter().for_each(|&w| f(w));
         });
     }
 
