@@ -60,14 +60,12 @@ pub(crate) const FIXPOINT_BITMAPS: u64 = 8;
 pub(crate) const PLANNED_LEVELS: u64 = 5;
 
 /// The draws of one side p's game, as the fixpoint sees them. Node ids are below
-/// [`DrawGame::id_bound`]; not every id need be a node.
+/// [`DrawGame::id_bound`], and every id below it is a node.
 pub(crate) trait DrawGame: Sync {
     /// Every node id is below this.
     fn id_bound(&self) -> u64;
     /// A range of node ids holding every p-to-move node.
     fn p_ids(&self) -> std::ops::Range<u64>;
-    /// True if `v` is a node.
-    fn is_node(&self, v: u64) -> bool;
     /// [`P_TO_MOVE`], [`CHECKED`] and [`EXIT`] of node `v`.
     fn flags(&self, v: u64) -> u8;
     /// True if `f` holds for some node that node `v` moves to (stops at the first).
@@ -215,7 +213,9 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     /// 1 from level 0 costs twice as much on KRNKR: most of level 0 is lost).
     fn step_for(&self, i: usize, growing: bool) -> Step {
         let known = i < self.levels.len() || self.levels_complete && i < self.max_levels;
-        if growing && known && (i < 2 || self.left_y(i) >= self.joined.count()) {
+        // Levels nest, so the draws that left Y are the difference of the levels' sizes.
+        let left = |i: usize| self.level(i - 2).count() - self.level(i - 1).count();
+        if growing && known && (i < 2 || left(i) >= self.joined.count()) {
             Step::Grow
         } else if i < 2 {
             Step::FromX
@@ -225,10 +225,10 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     }
 
     /// Leaves in `joined_above` the nodes that left Y between the two levels above level
-    /// `i` (at least 2), and returns how many they are.
-    fn left_y(&self, i: usize) -> u64 {
+    /// `i` (at least 2).
+    fn left_y(&self, i: usize) {
         self.joined_above
-            .assign_and_not(self.level(i - 2), self.level(i - 1))
+            .assign_and_not(self.level(i - 2), self.level(i - 1));
     }
 
     /// Level `i`'s bitmap, kept or rolling.
@@ -525,7 +525,7 @@ fn walk_checks_back(
 /// Calls `f` on every node of `game`, in parallel.
 fn for_each_node<G: DrawGame>(game: &G, f: impl Fn(u64) + Sync) {
     par_chunks(game.id_bound()).for_each(|range| {
-        for v in range.filter(|&v| game.is_node(v)) {
+        for v in range {
             f(v);
         }
     });
@@ -536,7 +536,7 @@ fn for_each_node<G: DrawGame>(game: &G, f: impl Fn(u64) + Sync) {
 /// the rule): only then can p win anything.
 fn rule_can_apply(game: &impl DrawGame) -> bool {
     par_chunks(game.id_bound()).any(|range| {
-        range.into_iter().filter(|&v| game.is_node(v)).any(|v| {
+        range.into_iter().any(|v| {
             let f = game.flags(v) & (P_TO_MOVE | EXIT);
             f == P_TO_MOVE | EXIT
                 || f == 0 && !game.any_successor(v, |u| game.flags(u) & CHECKED == 0)
@@ -759,9 +759,6 @@ mod tests {
         }
         fn p_ids(&self) -> std::ops::Range<u64> {
             0..self.flags.len() as u64
-        }
-        fn is_node(&self, _: u64) -> bool {
-            true
         }
         fn flags(&self, v: u64) -> u8 {
             self.flags[v as usize]

@@ -156,10 +156,6 @@ impl DrawGame for Draws<'_> {
         }
     }
 
-    fn is_node(&self, _: u64) -> bool {
-        true
-    }
-
     fn flags(&self, v: u64) -> u8 {
         let p_to_move = (v < self.ids.first_of(Color::Black)) == (self.p == Color::Red);
         (p_to_move as u8 * P_TO_MOVE)
