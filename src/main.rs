@@ -79,7 +79,7 @@ enum Command {
         /// Print one JSON object per set as it is done (one a line), instead of text.
         #[arg(long)]
         json: bool,
-        /// Perpetual-check pass: graph (fast, about 90 bytes a draw), bitmaps (2 to 4.4 bytes a
+        /// Perpetual-check pass: graph (fast, up to 170 bytes a draw), bitmaps (2 to 4.4 bytes a
         /// draw, slower), or auto (the graph only where it does not raise the run's peak, set
         /// by its largest set, and takes at most half the memory free).
         #[arg(long, value_enum, default_value_t = RulePassArg::Auto)]

@@ -136,7 +136,7 @@ pub enum RulePass {
     /// witnesses, kept where they fit) and 2.5 bits a slot, the cells on disk; about 1.2 to
     /// 1.7 times slower than the graph on KRNKR (see the README).
     Bitmaps,
-    /// An explicit graph of the draws' moves: about 90 bytes a draw, each step a scan.
+    /// An explicit graph of the draws' moves: up to 170 bytes a draw, each step a scan.
     Graph,
 }
 

@@ -11,7 +11,7 @@
 //! and which have an exit. The ranks take 2.5 bits a slot. The cells wait on disk through the
 //! whole pass: the draws and the wins are read back from the spilled file as bitmaps, which is
 //! all the exits need of the set's own values. The graph pass ([`super::perpetual_graph`])
-//! stores the draws' moves in about 90 bytes a draw beside the cells instead.
+//! stores the draws' moves in up to 170 bytes a draw beside the cells instead.
 //!
 //! A position p wins this way is stored as `WinByRule` (p to move) or `LossByRule` (the
 //! opponent to move): no distance, since p forces the opponent to break the rule rather than

@@ -1,4 +1,4 @@
-//! The perpetual-check pass over an explicit graph of the draws' moves (about 90 bytes a draw,
+//! The perpetual-check pass over an explicit graph of the draws' moves (up to 170 bytes a draw,
 //! each step of the fixpoint a scan of memory): several times faster than the bitmap pass of
 //! [`super::perpetual`], which computes the same fixpoint in 2 to 4.4 bytes a draw. It runs
 //! where it does not raise the run's peak memory ([`super::RulePass::Auto`]), and the tests
@@ -25,10 +25,13 @@ const X: u8 = 8;
 const Y: u8 = 16;
 const Z: u8 = 32;
 
-/// Memory of the draw graph per draw, bytes, for the memory guard: node arrays (offsets,
-/// reverse offsets, flags, counter, in-degree: 22 bytes) and about 13 distinct successors of
-/// 4 bytes each (12.3 measured on KRCKR, 5.0 on KRCKR's second pass), with room to spare.
-pub(crate) const BYTES_PER_DRAW: u64 = 90;
+/// Memory of the draw graph per draw, bytes, for the memory guard and `auto`'s choice: node
+/// arrays (offsets, reverse offsets, flags, counter, in-degree: 22 bytes), the successors of
+/// 4 bytes each, and the chunks' parts while they are joined. Measured as the rule phase's
+/// peak over the sweep's, per draw, on every set up to 5 men: 40-70 on most, 145 on KCAKC
+/// and 165 on KCKC (a cannon's many quiet moves); this is the largest, so that the graph is
+/// never chosen where it would raise a run's peak past its budget.
+pub(crate) const BYTES_PER_DRAW: u64 = 170;
 
 /// Counter value of a node that cannot join Z in the current attractor.
 const NEVER: u8 = 0xFF;
