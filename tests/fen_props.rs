@@ -393,3 +393,27 @@ fn illegal_side_not_to_move_in_check() {
     // The same position with black to move is legal.
     assert!(Position::from_fen("3k5/9/9/9/9/9/9/9/3R5/4K4 b").is_ok());
 }
+
+#[test]
+fn error_missing_side_odd_fields_and_adjacent_digits() {
+    assert!(matches!(
+        fen_error("4k4/9/9/9/9/9/9/9/9/3K5"),
+        FenError::NoSideToMove
+    ));
+    assert!(matches!(
+        fen_error("4k4/9/9/9/9/9/9/9/9/3K5 w 🙂"),
+        FenError::Counter(_)
+    ));
+    assert!(matches!(
+        fen_error("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0"),
+        FenError::OneCounter
+    ));
+    assert!(matches!(
+        fen_error("4k4/9/9/9/9/9/9/9/9/3K5 w KQ - 0 1"),
+        FenError::UnusedField(_)
+    ));
+    assert!(matches!(
+        fen_error("4k4/9/9/9/9/9/9/9/9/33K2 w"),
+        FenError::AdjacentDigits { rank: 0 }
+    ));
+}

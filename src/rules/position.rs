@@ -39,12 +39,29 @@ pub enum FenError {
         /// Rank number 0..10 counted from red's side.
         rank: u8,
     },
+    /// Two digits follow each other in a rank (`44N`): write their sum.
+    #[error("rank {rank} has two digits in a row; write the empty points as one digit")]
+    AdjacentDigits {
+        /// Rank number 0..10 counted from red's side.
+        rank: u8,
+    },
+    /// Only the board: the side to move is missing.
+    #[error("the FEN has no side to move: add ' w' (red) or ' b' (black) after the board")]
+    NoSideToMove,
+    /// The third or fourth field is not `-` (xiangqi has no castling or en passant).
+    #[error("FEN field '{0}' must be '-' (xiangqi has no castling or en passant)")]
+    UnusedField(String),
     /// The side-to-move field is not `w`, `r` or `b`.
     #[error("side to move must be 'w', 'r' or 'b', found '{0}'")]
     SideToMove(String),
     /// A move counter is not a number.
     #[error("move counter '{0}' is not a number")]
     Counter(String),
+    /// One move counter without the other.
+    #[error(
+        "the FEN has one move counter: give both (plies since a capture, move number) or neither"
+    )]
+    OneCounter,
     /// More than six fields.
     #[error("too many fields in FEN")]
     TooManyFields,
@@ -167,8 +184,14 @@ impl Position {
         for (i, text) in ranks.iter().enumerate() {
             let rank = 9 - i as u8;
             let mut file: u8 = 0;
+            let mut after_digit = false;
             for ch in text.chars() {
-                if let Some(d) = ch.to_digit(10) {
+                let digit = ch.to_digit(10);
+                if digit.is_some() && after_digit {
+                    return Err(FenError::AdjacentDigits { rank });
+                }
+                after_digit = digit.is_some();
+                if let Some(d) = digit {
                     if d == 0 {
                         return Err(FenError::UnknownPiece { ch, rank });
                     }
@@ -192,21 +215,28 @@ impl Position {
                 return Err(FenError::RankTooShort { rank, points: file });
             }
         }
-        if let Some(side) = fields.next() {
-            pos.turn = match side {
-                "w" | "r" | "W" | "R" => Color::Red,
-                "b" | "B" => Color::Black,
-                other => return Err(FenError::SideToMove(other.to_string())),
-            };
-        }
-        // Two unused chess fields, then the counters; accept them present or absent.
+        pos.turn = match fields.next().ok_or(FenError::NoSideToMove)? {
+            "w" | "r" | "W" | "R" => Color::Red,
+            "b" | "B" => Color::Black,
+            other => return Err(FenError::SideToMove(other.to_string())),
+        };
+        // Then either nothing, the two counters, or `- -` and optionally the counters.
         let rest: Vec<&str> = fields.collect();
-        let counters: Vec<&str> = match rest.len() {
-            0 => vec![],
-            1 | 2 if rest.iter().all(|f| f.parse::<u32>().is_ok()) => rest.clone(),
-            1 | 2 => vec![],
-            3 => rest[2..].to_vec(),
-            4 => rest[2..].to_vec(),
+        let counters: &[&str] = match rest.as_slice() {
+            [] => &[],
+            [_, _] if rest[0] != "-" => &rest,
+            [a, b, counters @ ..] if counters.len() != 1 && counters.len() <= 2 => {
+                for field in [a, b] {
+                    if *field != "-" {
+                        return Err(FenError::UnusedField(field.to_string()));
+                    }
+                }
+                counters
+            }
+            [one] if one.parse::<u32>().is_err() => {
+                return Err(FenError::Counter(one.to_string()));
+            }
+            [_] | [_, _, _] => return Err(FenError::OneCounter),
             _ => return Err(FenError::TooManyFields),
         };
         let parse = |s: &str| {
@@ -254,7 +284,7 @@ impl Position {
         format!("{s} {side} - - {} {}", self.halfmoves, self.fullmoves)
     }
 
-    /// Checks every rule of DESIGN §1: one general each in its palace, pieces on reachable
+    /// Checks every rule of `docs/conventions.md` (Values): one general each in its palace, pieces on reachable
     /// points, no more pieces of a kind than the game has, generals not facing, and the side not
     /// to move not in check.
     pub fn validate(&self) -> Result<(), IllegalPosition> {
