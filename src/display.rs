@@ -12,7 +12,7 @@
 //! assert!(text.lines().last().unwrap().contains("rnbakabnr/"));
 //! ```
 
-use crate::rules::{Color, Piece, Position, Square};
+use crate::rules::{Color, Piece, Position, Role, Square};
 use std::io::IsTerminal;
 
 /// What an empty point looks like: the full-width plus sign, two cells wide like the pieces.
@@ -34,11 +34,27 @@ const ANSI_BOLD: &str = "\x1b[1m";
 /// ANSI reset.
 const ANSI_RESET: &str = "\x1b[0m";
 
-/// The Chinese name of a piece as the board shows it: 帅仕相车马炮兵 for red, 将士象车马炮卒 for
-/// black.
+/// The Chinese name of a piece as the board shows it, distinct for the two sides so that a
+/// board without colour (a log file) reads unambiguously: red 俥傌炮帥仕相兵, black
+/// 车马砲将士象卒 (the traditional board forms).
 #[must_use]
 pub fn piece_char(piece: Piece) -> char {
-    piece.chinese_char()
+    match (piece.color, piece.role) {
+        (Color::Red, Role::Rook) => '俥',
+        (Color::Red, Role::Horse) => '傌',
+        (Color::Red, Role::Cannon) => '炮',
+        (Color::Red, Role::General) => '帥',
+        (Color::Red, Role::Advisor) => '仕',
+        (Color::Red, Role::Elephant) => '相',
+        (Color::Red, Role::Pawn) => '兵',
+        (Color::Black, Role::Rook) => '车',
+        (Color::Black, Role::Horse) => '马',
+        (Color::Black, Role::Cannon) => '砲',
+        (Color::Black, Role::General) => '将',
+        (Color::Black, Role::Advisor) => '士',
+        (Color::Black, Role::Elephant) => '象',
+        (Color::Black, Role::Pawn) => '卒',
+    }
 }
 
 /// Draws `pos` for a terminal, black at the top.
@@ -130,7 +146,7 @@ pub fn use_color() -> bool {
 mod tests {
     use super::*;
 
-    const PIECE_CHARS: &str = "帅仕相车马炮兵将士象卒";
+    const PIECE_CHARS: &str = "俥傌炮帥仕相兵车马砲将士象卒";
 
     fn piece_chars(text: &str) -> usize {
         text.chars().filter(|c| PIECE_CHARS.contains(*c)).count()
@@ -147,10 +163,11 @@ mod tests {
         assert_eq!(lines.len(), 15);
         assert_eq!(lines[0], "  １ ２ ３ ４ ５ ６ ７ ８ ９");
         assert_eq!(lines[1], "9 车 马 象 士 将 士 象 马 车");
-        assert_eq!(lines[3], "7 ＋ 炮 ＋ ＋ ＋ ＋ ＋ 炮 ＋");
+        assert_eq!(lines[3], "7 ＋ 砲 ＋ ＋ ＋ ＋ ＋ 砲 ＋");
+        assert_eq!(lines[9], "2 ＋ 炮 ＋ ＋ ＋ ＋ ＋ 炮 ＋");
         assert!(lines[6].contains("楚河") && lines[6].contains("汉界"));
         assert_eq!(lines[7], "4 ＋ ＋ ＋ ＋ ＋ ＋ ＋ ＋ ＋");
-        assert_eq!(lines[11], "0 车 马 相 仕 帅 仕 相 马 车");
+        assert_eq!(lines[11], "0 俥 傌 相 仕 帥 仕 相 傌 俥");
         assert_eq!(lines[12], "  九 八 七 六 五 四 三 二 一");
         assert_eq!(lines[13], "  a  b  c  d  e  f  g  h  i");
         assert!(lines[14].starts_with("red"));
@@ -182,7 +199,7 @@ mod tests {
         assert_eq!(text.matches(ANSI_BOLD).count(), 1);
         assert_eq!(text.matches(ANSI_RESET).count(), 3);
         assert!(text.contains("\x1b[1m将\x1b[0m"));
-        assert!(text.contains("\x1b[31m帅\x1b[0m"));
+        assert!(text.contains("\x1b[31m帥\x1b[0m"));
         assert!(text.lines().last().unwrap().starts_with("black"));
         let plain = render_board(&pos, false);
         assert!(!plain.contains('\x1b'));
