@@ -12,8 +12,14 @@ pub mod generate;
 pub mod index;
 pub mod material;
 pub mod probe;
+pub mod report;
 pub mod rules;
 pub mod table;
 pub mod theory;
 pub mod value;
 pub mod verify;
+
+/// The README's Rust example, compiled and run as a doctest so that it keeps working.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
 use thiserror::Error;
 
-/// The rule set a table is generated under (DESIGN §1).
+/// The rule set a table is generated under (`docs/conventions.md`, Values).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RuleSet {
     /// No repetition rule: any endless play is a draw.
@@ -79,7 +79,8 @@ impl std::fmt::Display for RuleSet {
 pub enum ProbeError {
     /// No table file for the material set.
     #[error(
-        "no table for {material} ({chinese}): {path} does not exist; generate it with `canju gen {material}`"
+        "no table for {material} ({chinese}): {path} does not exist; generate it with `canju gen {material}{}`",
+        gen_flags(path)
     )]
     MissingTable {
         /// ASCII name in the stored colouring.
@@ -103,6 +104,31 @@ pub enum ProbeError {
         /// The position.
         fen: String,
     },
+}
+
+/// The `--dir` and `--rules` flags that `canju gen` needs to write the table file `path`
+/// (nothing for the defaults: `tables/`, `asian`).
+fn gen_flags(path: &Path) -> String {
+    let mut flags = String::new();
+    let dir = path.parent().unwrap_or(Path::new(""));
+    if dir != Path::new("tables") {
+        let shown = dir.display().to_string();
+        if shown.is_empty() {
+            flags.push_str(" --dir .");
+        } else if shown.contains(char::is_whitespace) {
+            flags.push_str(&format!(" --dir '{shown}'"));
+        } else {
+            flags.push_str(&format!(" --dir {shown}"));
+        }
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    if name.contains(&format!(".{}.", RuleSet::Plain.name())) {
+        flags.push_str(" --rules plain");
+    }
+    flags
 }
 
 /// Win, draw or loss for the side to move, without the distance.
@@ -404,21 +430,70 @@ impl Tablebase {
             .collect())
     }
 
-    /// The line of best play to mate (empty for a draw or a position already lost), each side
+    /// The line of best play (empty for a draw or a position already lost), each side
     /// playing its first best move.
+    ///
+    /// A mate line ends in the mate. A result decided by the perpetual-check rule has no mate
+    /// to reach: the line stops at the first position that repeats, so it shows the cycle
+    /// once (see [`repetition_start`]). There the winner prefers moves after which the loser
+    /// has only checks that keep its value, so that the cycle shows the loser's perpetual
+    /// check where such moves exist.
+    ///
+    /// # Errors
+    ///
+    /// A table the line passes through is missing or damaged.
     pub fn principal_variation(&self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
         let mut line = Vec::new();
-        let mut p = pos.clone();
-        if self.probe(&p)? == Value::Draw {
+        if self.probe(pos)? == Value::Draw {
             return Ok(line);
         }
-        while let Some(&mv) = self.best_moves(&p)?.first() {
+        let mut p = pos.clone();
+        let mut seen = std::collections::HashSet::from([board_key(&p)]);
+        while let Some(mv) = self.line_move(&p)? {
             line.push(mv);
             p.make(mv);
-            if line.len() > 2000 {
+            if !seen.insert(board_key(&p)) {
                 break;
             }
         }
         Ok(line)
     }
+
+    /// The move the line plays from `p`: the first best one, or for the winner by the rule
+    /// the first best one that leaves the loser only checks (if any does).
+    fn line_move(&self, p: &Position) -> Result<Option<Move>, ProbeError> {
+        let best = self.best_moves(p)?;
+        if self.probe(p)? != Value::WinByRule {
+            return Ok(best.first().copied());
+        }
+        for &mv in &best {
+            let after = p.after(mv);
+            let keeping = self.best_moves(&after)?;
+            if keeping.iter().all(|&reply| after.after(reply).in_check()) {
+                return Ok(Some(mv));
+            }
+        }
+        Ok(best.first().copied())
+    }
+}
+
+/// The position's board and side to move, without the move counters: what a repetition
+/// compares.
+fn board_key(p: &Position) -> String {
+    let fen = p.fen();
+    fen.split(' ').take(2).collect::<Vec<_>>().join(" ")
+}
+
+/// Where the cycle of a line from `start` begins: the ply after which the position that the
+/// line's last move reaches first stood (0 = the start), or `None` if the line does not end
+/// in a repetition.
+pub fn repetition_start(start: &Position, line: &[Move]) -> Option<usize> {
+    let mut p = start.clone();
+    let mut keys = vec![board_key(&p)];
+    for &mv in line {
+        p.make(mv);
+        keys.push(board_key(&p));
+    }
+    let last = keys.pop()?;
+    keys.iter().position(|k| *k == last)
 }

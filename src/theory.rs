@@ -21,8 +21,10 @@ use std::fmt;
 /// The catalogue as shipped in the repository (`tables/theory.toml`).
 pub const CATALOGUE_TOML: &str = include_str!("../tables/theory.toml");
 
-/// A book grade.
+/// A book grade. In JSON a lower-case code (`always_wins`), with the Chinese term in a field
+/// beside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Grade {
     /// 必胜: wins from any position.
     AlwaysWins,
@@ -200,15 +202,22 @@ pub struct Verdict {
     pub chinese: String,
     /// Book grade from the catalogue (None if the catalogue lacks the set).
     pub book_grade: Option<Grade>,
+    /// The book grade's Chinese term.
+    pub book_grade_chinese: Option<&'static str>,
     /// Grade the tables support (module docs).
     pub measured_grade: Grade,
+    /// The measured grade's Chinese term.
+    pub measured_grade_chinese: &'static str,
     /// Same class as the book grade (None without a book grade).
     pub agrees: Option<bool>,
     /// Same grade as the book.
     pub exact: Option<bool>,
-    /// All legal positions: attacker to move, defender to move.
+    /// All legal positions: attacker to move, defender to move (in JSON an object with
+    /// `attacker_to_move` and `defender_to_move`).
+    #[serde(serialize_with = "by_side")]
     pub all: [Shares; 2],
-    /// Quiet positions: attacker to move, defender to move.
+    /// Quiet positions: attacker to move, defender to move (labelled in JSON as `all`).
+    #[serde(serialize_with = "by_side")]
     pub quiet: [Shares; 2],
     /// Quiet positions the attacker does not win (exceptions to a book win), up to 3.
     pub quiet_not_won: Vec<String>,
@@ -216,6 +225,15 @@ pub struct Verdict {
     pub quiet_won: Vec<String>,
     /// The disagreement the catalogue records for this set, with its evidence.
     pub recorded_disagreement: Option<String>,
+}
+
+/// Serialises `[attacker to move, defender to move]` with those labels.
+fn by_side<S: serde::Serializer>(shares: &[Shares; 2], ser: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = ser.serialize_struct("BySide", 2)?;
+    st.serialize_field("attacker_to_move", &shares[0])?;
+    st.serialize_field("defender_to_move", &shares[1])?;
+    st.end()
 }
 
 #[derive(Default)]
@@ -317,7 +335,9 @@ pub fn verdict(
             .map(|e| e.chinese[0].clone())
             .unwrap_or_else(|| material.chinese_name()),
         book_grade: book,
+        book_grade_chinese: book.map(Grade::chinese),
         measured_grade: measured,
+        measured_grade_chinese: measured.chinese(),
         agrees: book.map(|b| b.is_win_class() == measured.is_win_class()),
         exact: book.map(|b| b == measured),
         all: acc.all,

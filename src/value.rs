@@ -95,6 +95,34 @@ impl Value {
         }
     }
 
+    /// The value's category as the JSON reports name it: `win`, `loss`, `draw`,
+    /// `win-by-rule` or `loss-by-rule`.
+    pub fn category(self) -> &'static str {
+        match self {
+            Value::Win(_) => "win",
+            Value::WinByRule => "win-by-rule",
+            Value::Draw => "draw",
+            Value::LossByRule => "loss-by-rule",
+            Value::Loss(_) => "loss",
+        }
+    }
+
+    /// Plies to mate, signed from the side to move: positive when it mates, negative (or 0:
+    /// no legal move) when it is mated; `None` for draws and results decided by the rule.
+    pub fn signed_dtm(self) -> Option<i32> {
+        match self {
+            Value::Win(n) => Some(i32::from(n)),
+            Value::Loss(n) => Some(-i32::from(n)),
+            _ => None,
+        }
+    }
+
+    /// The repetition rule that decides this value (`perpetual-check`), or `None` when play
+    /// decides it.
+    pub fn rule(self) -> Option<&'static str> {
+        self.is_by_rule().then_some("perpetual-check")
+    }
+
     pub(crate) fn to_stored(self) -> u16 {
         match self {
             Value::Win(n) | Value::Loss(n) => n,
@@ -157,5 +185,18 @@ mod tests {
         assert!(Value::LossByRule.goodness() > Value::Loss(200).goodness());
         assert!(Value::Loss(10).goodness() > Value::Loss(2).goodness());
         assert_eq!(Value::Loss(0).parent(), Value::Win(1));
+    }
+
+    #[test]
+    fn categories_and_signed_distances() {
+        assert_eq!(Value::Win(5).signed_dtm(), Some(5));
+        assert_eq!(Value::Loss(4).signed_dtm(), Some(-4));
+        assert_eq!(Value::Loss(0).signed_dtm(), Some(0));
+        assert_eq!(Value::WinByRule.signed_dtm(), None);
+        assert_eq!(Value::Draw.signed_dtm(), None);
+        assert_eq!(Value::LossByRule.category(), "loss-by-rule");
+        assert_eq!(Value::WinByRule.rule(), Some("perpetual-check"));
+        assert_eq!(Value::Win(1).rule(), None);
+        assert_eq!(Value::Loss(2).category(), "loss");
     }
 }

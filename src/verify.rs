@@ -37,7 +37,10 @@ pub enum VerifyError {
 /// What a successful verification checked.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct VerifyReport {
-    /// Legal positions (slots and sides to move) checked.
+    /// Legal slots checked, both sides to move (each a position and its mirror image).
+    pub slots: u64,
+    /// The positions those slots hold as a player counts them (both mirror images), the
+    /// count `canju stats` and `canju info` report.
     pub positions: u64,
 }
 
@@ -67,7 +70,7 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
     // The WDL section is stored separately (its own codec); it must agree with every value.
     let wdl = table.file.load_wdl().map_err(ProbeError::from)?;
     let index = MaterialIndex::new(table.material);
-    let positions = index
+    let (slots, positions) = index
         .par_legal_positions()
         .map(|(i, pos)| {
             let turn = pos.turn();
@@ -92,8 +95,13 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
                     expected: expected.to_string(),
                 });
             }
-            Ok(1u64)
+            let mirror_images = if index.is_symmetric_slot(i) && pos.mirrored() == pos {
+                1
+            } else {
+                2
+            };
+            Ok((1u64, mirror_images))
         })
-        .try_reduce(|| 0, |a, b| Ok(a + b))?;
-    Ok(VerifyReport { positions })
+        .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))?;
+    Ok(VerifyReport { slots, positions })
 }

@@ -53,7 +53,16 @@ fn probe_known_positions() {
             assert!(pos.legal_moves().is_empty());
         }
     }
-    // The mate in one is a mate.
+    // A loss has a negative distance; the rule fields say no rule decides.
+    let j = probe_json(dir.path(), "3k5/9/9/9/9/9/9/4N4/9/4K4 b");
+    assert_eq!(j["category"], "loss");
+    assert!(j["dtm"].as_i64().unwrap() < 0, "{j}");
+    assert!(j["rule"].is_null());
+    assert_eq!(j["rules"], "asian");
+    let worst = j["moves"].as_array().unwrap().last().unwrap().clone();
+    // Best first: the longest loss, the fastest last.
+    assert!(worst["dtm"].as_i64().unwrap() >= j["dtm"].as_i64().unwrap(), "{j}");
+    // The mate in one leaves black without a legal move.
     let pos = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R w").unwrap();
     let mv = Move::parse_iccs(
         probe_json(dir.path(), &pos.fen())["best_move"]
@@ -140,10 +149,9 @@ fn moves_and_perft() {
 
 #[test]
 fn bad_input_gives_one_line_errors() {
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 7] = [
         &["moves", "not a fen"],
         &["moves", "4k4/9/9/9/9/9/9/9/9/4K4 w"],
-        &["perft", "rnbakabnr/9", "x"],
         &["stats", "KXK"],
         &[
             "probe",
@@ -152,7 +160,9 @@ fn bad_input_gives_one_line_errors() {
             "--dir",
             "/nonexistent",
         ],
-        &["--no-such-flag"],
+        &["moves", "4k4/9/9/9/9/9/9/9/9/4K4"],
+        &["moves", "3k5/9/9/9/9/9/9/9/9/4K4 w 🙂"],
+        &["moves", "3k5/9/9/9/9/9/9/9/9/44K w"],
     ];
     for args in cases {
         let out = canju().args(args).output().unwrap();
@@ -162,6 +172,201 @@ fn bad_input_gives_one_line_errors() {
         assert!(err.starts_with("canju: "), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_fen_must_say_who_moves_and_nothing_else_odd() {
+    let cases = [
+        ("4k4/9/9/9/9/9/9/9/9/3K5", "no side to move"),
+        ("4k4/9/9/9/9/9/9/9/9/3K5 w 🙂", "'🙂'"),
+        ("4k4/9/9/9/9/9/9/9/9/44K w", "two digits in a row"),
+        ("4k4/9/9/9/9/9/9/9/9/3K5 w x - 0 1", "must be '-'"),
+    ];
+    for (fen, says) in cases {
+        let out = canju().args(["moves", fen]).output().unwrap();
+        assert!(!out.status.success(), "{fen}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(says), "{fen}: {err}");
+    }
+    for fen in [
+        "4k4/9/9/9/9/9/9/9/9/3K5 w",
+        "4k4/9/9/9/9/9/9/9/9/3K5 b - - 0 1",
+        "4k4/9/9/9/9/9/9/9/9/3K5 w 3 12",
+    ] {
+        canju().args(["moves", fen]).assert().success();
+    }
+}
+
+#[test]
+fn clap_errors_keep_their_whole_message() {
+    // A missing argument names the argument and shows the usage.
+    let out = canju()
+        .args(["perft", "4k4/9/9/9/9/9/9/9/9/3K5 w"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("<DEPTH>") && err.contains("Usage"), "{err}");
+    let out = canju().args(["--no-such-flag"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--no-such-flag"));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("canju"))
+        .args(["perft", start, "2", "--divide"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before anything is written (as `| head -0` would).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{:?} {err}", out.status);
+}
+
+#[test]
+fn lines_end_in_checkmate_stalemate_or_a_cycle_shown_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |fen: &str| {
+        let out = canju()
+            .args(["line", fen, "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = line("3k5/9/9/9/9/9/9/9/9/R3K4 w");
+    assert!(text.contains("black is checkmated (将死)"), "{text}");
+    // Mate in one that is a stalemate (the rook takes the last free point).
+    let text = line("3k5/9/9/9/9/9/9/9/9/4K3R w");
+    assert!(text.contains("stalemate (困毙)"), "{text}");
+    // The horse's shortest win ends in a stalemate, which is a loss, not a mate.
+    let text = line("3k5/9/9/9/9/9/9/4N4/9/4K4 w");
+    assert!(text.contains("stalemate (困毙)"), "{text}");
+    assert!(!text.contains("checkmated"), "{text}");
+    let j = json_of(&["line", "3k5/9/9/9/9/9/9/4N4/9/4K4 w"], dir.path());
+    assert_eq!(j["end"], "stalemate");
+    // Won by the perpetual-check rule: the cycle once, black checking on every move.
+    let fen = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w";
+    let text = line(fen);
+    assert!(text.lines().count() < 10, "{text}");
+    assert!(
+        text.contains("black gives check with every move") && text.contains("black must deviate"),
+        "{text}"
+    );
+    let j = json_of(&["line", fen], dir.path());
+    assert_eq!(j["end"], "repetition");
+    assert_eq!(j["category"], "win-by-rule");
+    assert_eq!(j["rule"], "perpetual-check");
+    assert_eq!(j["repetition"]["offender"], "black");
+    assert_eq!(j["repetition"]["offender_checks_every_move"], true);
+    let moves = j["line"].as_array().unwrap();
+    assert!(moves.len() <= 8, "{moves:?}");
+    // The last move closes the cycle: the final position stood before.
+    let from = j["repetition"]["from_ply"].as_u64().unwrap() as usize;
+    let mut p = Position::from_fen(fen).unwrap();
+    let mut seen = vec![p.fen()];
+    for m in moves {
+        p.make(Move::parse_iccs(m["move"].as_str().unwrap()).unwrap());
+        seen.push(p.fen());
+    }
+    let key = |f: &str| f.split(' ').take(2).collect::<Vec<_>>().join(" ");
+    assert_eq!(key(&seen[from]), key(seen.last().unwrap()));
+}
+
+#[test]
+fn show_tells_the_sides_apart_without_colour() {
+    let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
+    let out = canju().args(["show", start]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for (red, black) in [('俥', '车'), ('傌', '马'), ('炮', '砲'), ('帥', '将'), ('兵', '卒')] {
+        assert!(text.contains(red) && text.contains(black), "{red} {black}: {text}");
+    }
+    assert!(!text.contains('帅') && !text.contains('車'), "{text}");
+}
+
+#[test]
+fn positions_are_counted_the_same_way_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    canju()
+        .args(["gen", "KRK", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let stats = json_of(&["stats", "KRK"], dir.path());
+    let positions = stats["red"]["positions"].as_u64().unwrap()
+        + stats["black"]["positions"].as_u64().unwrap();
+    assert_eq!(positions, 8748);
+    let info = json_of(&["info"], dir.path());
+    let krk = info
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["material"] == "KRK")
+        .unwrap();
+    assert_eq!(krk["positions"].as_u64(), Some(positions));
+    let out = canju()
+        .args(["verify", "KRK", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("ok, 8748 positions ("), "{text}");
+}
+
+#[test]
+fn table_folder_errors_name_the_folder_and_the_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-folder");
+    std::fs::write(&file, "x").unwrap();
+    let out = canju()
+        .args(["probe", "3k5/9/9/9/9/9/9/4N4/9/4K4 w", "--dir"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!("{} (--dir) is a file, not a folder", file.display())),
+        "{err}"
+    );
+    // The hint to generate carries the folder and rule set the user gave.
+    let empty = dir.path().join("empty");
+    let out = canju()
+        .args(["probe", "3k5/9/9/9/9/9/9/4N4/9/4K4 w", "--no-gen", "--rules", "plain", "--dir"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!("`canju gen KNK --dir {} --rules plain`", empty.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn theory_without_generating() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = json_of(&["theory", "--no-gen"], dir.path());
+    let rows = rows.as_array().unwrap();
+    assert!(rows.len() >= 40);
+    assert!(rows.iter().all(|r| r["verdict"].is_null()));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing generated");
+    let rows = json_of(&["theory", "--men", "3"], dir.path());
+    let knk = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["entry"]["material"] == "KNK")
+        .unwrap();
+    assert_eq!(knk["verdict"]["measured_grade"], "always_wins");
+    assert_eq!(knk["verdict"]["measured_grade_chinese"], "必胜");
 }
 
 #[test]

@@ -1,0 +1,100 @@
+//! Flags several commands share, and the enumerations clap reads.
+
+use canju::generate::RulePass;
+use canju::probe::{RuleSet, Tablebase};
+use canju::rules::Notation;
+use std::path::PathBuf;
+
+/// Where the tables are and which rule set they follow.
+#[derive(clap::Args)]
+pub struct TableArgs {
+    /// Table folder.
+    #[arg(long, default_value = "tables")]
+    pub dir: PathBuf,
+    /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+    #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
+    pub rules: RulesArg,
+}
+
+impl TableArgs {
+    /// The tablebase these flags name.
+    pub fn open(&self) -> Tablebase {
+        Tablebase::with_rules(&self.dir, self.rules.into())
+    }
+}
+
+/// `--json`.
+#[derive(clap::Args)]
+pub struct JsonFlag {
+    /// Print JSON (fields: the README's *JSON reports*) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--no-gen`.
+#[derive(clap::Args)]
+pub struct NoGenFlag {
+    /// Do not generate missing tables (report them missing instead).
+    #[arg(long)]
+    pub no_gen: bool,
+}
+
+/// `--rules` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum RulesArg {
+    /// The perpetual-check rule (長將) decides endless checking.
+    Asian,
+    /// No repetition rule: endless play is a draw.
+    Plain,
+}
+
+impl From<RulesArg> for RuleSet {
+    fn from(arg: RulesArg) -> RuleSet {
+        match arg {
+            RulesArg::Asian => RuleSet::Asian,
+            RulesArg::Plain => RuleSet::Plain,
+        }
+    }
+}
+
+/// `--notation` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum NotationArg {
+    /// `h2e2`.
+    Iccs,
+    /// `C2=5`.
+    Wxf,
+    /// `炮二平五`.
+    Chinese,
+}
+
+impl From<NotationArg> for Notation {
+    fn from(arg: NotationArg) -> Notation {
+        match arg {
+            NotationArg::Iccs => Notation::Iccs,
+            NotationArg::Wxf => Notation::Wxf,
+            NotationArg::Chinese => Notation::Chinese,
+        }
+    }
+}
+
+/// `--rule-pass` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum RulePassArg {
+    /// The graph where it does not raise the run's peak, else the bitmaps.
+    Auto,
+    /// Bitmaps over the draws (least memory).
+    Bitmaps,
+    /// An explicit graph of the draws' moves.
+    Graph,
+}
+
+impl From<RulePassArg> for RulePass {
+    fn from(arg: RulePassArg) -> RulePass {
+        match arg {
+            RulePassArg::Auto => RulePass::Auto,
+            RulePassArg::Bitmaps => RulePass::Bitmaps,
+            RulePassArg::Graph => RulePass::Graph,
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Commands about one position: `moves`, `perft`, `show`, `probe`, `line`.
+
+use crate::Result;
+use crate::args::{JsonFlag, NoGenFlag, NotationArg, TableArgs};
+use crate::generating::ensure_table;
+use crate::text::{line_ending, score_sheet, verdict_line};
+use canju::display::{render_board, use_color};
+use canju::material::Material;
+use canju::probe::Tablebase;
+use canju::report::{line_report, probe_report};
+use canju::rules::{Notation, Position};
+use std::io::Write;
+
+/// `canju moves`.
+#[derive(clap::Args)]
+pub struct Moves {
+    /// The position (FEN; quote it).
+    fen: String,
+    /// Notation.
+    #[arg(long, value_enum, default_value_t = NotationArg::Iccs)]
+    notation: NotationArg,
+}
+
+impl Moves {
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let pos = Position::from_fen(&self.fen)?;
+        let notation: Notation = self.notation.into();
+        for &mv in pos.legal_moves().iter() {
+            writeln!(out, "{}", pos.format_move(mv, notation))?;
+        }
+        Ok(())
+    }
+}
+
+/// `canju perft`.
+#[derive(clap::Args)]
+pub struct Perft {
+    /// The position (FEN; quote it).
+    fen: String,
+    /// Plies.
+    depth: u32,
+    /// Also print the count under each first move.
+    #[arg(long)]
+    divide: bool,
+}
+
+impl Perft {
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let pos = Position::from_fen(&self.fen)?;
+        if self.divide {
+            let mut total = 0;
+            for (mv, n) in pos.perft_divide(self.depth) {
+                writeln!(out, "{mv} {n}")?;
+                total += n;
+            }
+            writeln!(out, "{total}")?;
+        } else {
+            writeln!(out, "{}", pos.perft(self.depth))?;
+        }
+        Ok(())
+    }
+}
+
+/// `canju show`.
+#[derive(clap::Args)]
+pub struct Show {
+    /// The position (FEN; quote it).
+    fen: String,
+}
+
+impl Show {
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let pos = Position::from_fen_unchecked(&self.fen)?;
+        write!(out, "{}", render_board(&pos, use_color()))?;
+        if let Err(e) = pos.validate() {
+            writeln!(out, "warning: illegal position: {e}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The position a probing command names, and the tablebase with its tables present unless
+/// `--no-gen`.
+fn position_and_tables(
+    fen: &str,
+    tables: &TableArgs,
+    no_gen: &NoGenFlag,
+    quiet: bool,
+) -> Result<(Position, Tablebase)> {
+    let pos = Position::from_fen(fen)?;
+    let tb = tables.open();
+    if !no_gen.no_gen {
+        ensure_table(&tb, Material::of_position(&pos), quiet, "this position")?;
+    }
+    Ok((pos, tb))
+}
+
+/// `canju probe`.
+#[derive(clap::Args)]
+pub struct Probe {
+    /// The position (FEN; quote it).
+    fen: String,
+    #[command(flatten)]
+    json: JsonFlag,
+    #[command(flatten)]
+    no_gen: NoGenFlag,
+    #[command(flatten)]
+    tables: TableArgs,
+}
+
+impl Probe {
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let (pos, tb) = position_and_tables(&self.fen, &self.tables, &self.no_gen, self.json.json)?;
+        let report = probe_report(&tb, &pos)?;
+        if self.json.json {
+            writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            return Ok(());
+        }
+        write!(out, "{}", render_board(&pos, use_color()))?;
+        writeln!(out, "{}", verdict_line(&pos, tb.probe(&pos)?))?;
+        for (mv, v) in tb.move_values(&pos)? {
+            writeln!(
+                out,
+                "  {:<10} {:<8} {}  {}",
+                pos.move_to_chinese(mv),
+                pos.move_to_wxf(mv),
+                mv.iccs(),
+                v
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `canju line`.
+#[derive(clap::Args)]
+pub struct Line {
+    /// The position (FEN; quote it).
+    fen: String,
+    #[command(flatten)]
+    json: JsonFlag,
+    #[command(flatten)]
+    no_gen: NoGenFlag,
+    #[command(flatten)]
+    tables: TableArgs,
+}
+
+impl Line {
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let (pos, tb) = position_and_tables(&self.fen, &self.tables, &self.no_gen, self.json.json)?;
+        let report = line_report(&tb, &pos)?;
+        if self.json.json {
+            writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            return Ok(());
+        }
+        writeln!(out, "{}", verdict_line(&pos, tb.probe(&pos)?))?;
+        write!(out, "{}", score_sheet(&report))?;
+        if !report.line.is_empty()
+            && let Some(end) = line_ending(&report)
+        {
+            writeln!(out, "{end}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,141 @@
+//! `line`: the line of best play and how it ends.
+
+use crate::probe::{ProbeError, Tablebase, repetition_start};
+use crate::rules::Position;
+use crate::value::Value;
+use serde::Serialize;
+
+/// How a line of best play ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineEnd {
+    /// The side to move at the end is in check with no legal move (将死).
+    Checkmate,
+    /// The side to move at the end has no legal move and is not in check (困毙, a loss).
+    Stalemate,
+    /// A position repeats: the value is decided by the perpetual-check rule.
+    Repetition,
+    /// Neither side can force anything: no line is shown.
+    Draw,
+}
+
+/// The cycle that ends a line decided by the rule.
+#[derive(Clone, Debug, Serialize)]
+pub struct Repetition {
+    /// The ply after which the repeated position first stood (0 = the start).
+    pub from_ply: usize,
+    /// The side that loses by the rule: it must deviate from the cycle.
+    pub offender: &'static str,
+    /// True if the offender gives check with every one of its moves in the cycle (the
+    /// perpetual check the rule forbids); false if this line does not show it (the tables
+    /// store no plan for a win by the rule, only its value).
+    pub offender_checks_every_move: bool,
+}
+
+/// One move of the line.
+#[derive(Clone, Debug, Serialize)]
+pub struct LineMove {
+    /// ICCS.
+    #[serde(rename = "move")]
+    pub iccs: String,
+    /// WXF.
+    pub wxf: String,
+    /// Chinese.
+    pub chinese: String,
+    /// The side making the move: `red` or `black`.
+    pub side: &'static str,
+    /// The move gives check.
+    pub check: bool,
+}
+
+/// The line of best play from a position (`canju line --json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct LineReport {
+    /// The starting position.
+    pub fen: String,
+    /// The tables' rule set.
+    pub rules: String,
+    /// `win`, `draw` or `loss` for the side to move at the start.
+    pub wdl: &'static str,
+    /// The category for the side to move at the start.
+    pub category: &'static str,
+    /// Signed plies to mate for the side to move at the start.
+    pub dtm: Option<i32>,
+    /// The repetition rule that decides the value, if one does.
+    pub rule: Option<&'static str>,
+    /// The moves, both sides alternating.
+    pub line: Vec<LineMove>,
+    /// The position after the last move.
+    pub final_fen: String,
+    /// How the line ends.
+    pub end: LineEnd,
+    /// The cycle, when the line ends in a repetition.
+    pub repetition: Option<Repetition>,
+}
+
+/// The line of best play from `pos` (see [`Tablebase::principal_variation`]).
+///
+/// # Errors
+///
+/// A table the line passes through is missing or damaged.
+pub fn line_report(tb: &Tablebase, pos: &Position) -> Result<LineReport, ProbeError> {
+    let value = tb.probe(pos)?;
+    let moves = tb.principal_variation(pos)?;
+    let mut p = pos.clone();
+    let mut line = Vec::with_capacity(moves.len());
+    for &mv in &moves {
+        let after = p.after(mv);
+        line.push(LineMove {
+            iccs: mv.iccs(),
+            wxf: p.move_to_wxf(mv),
+            chinese: p.move_to_chinese(mv),
+            side: p.turn().name(),
+            check: after.in_check(),
+        });
+        p = after;
+    }
+    let repetition = if value.is_by_rule() {
+        repetition_start(pos, &moves).map(|from_ply| cycle(pos, value, &line, from_ply))
+    } else {
+        None
+    };
+    let end = if value == Value::Draw {
+        LineEnd::Draw
+    } else if repetition.is_some() {
+        LineEnd::Repetition
+    } else if p.in_check() {
+        LineEnd::Checkmate
+    } else {
+        LineEnd::Stalemate
+    };
+    Ok(LineReport {
+        fen: pos.fen(),
+        rules: tb.rules().name().to_string(),
+        wdl: value.wdl_name(),
+        category: value.category(),
+        dtm: value.signed_dtm(),
+        rule: value.rule(),
+        line,
+        final_fen: p.fen(),
+        end,
+        repetition,
+    })
+}
+
+/// The cycle of a rule-decided line that repeats from ply `from_ply`.
+fn cycle(start: &Position, value: Value, line: &[LineMove], from_ply: usize) -> Repetition {
+    let offender = if value == Value::LossByRule {
+        start.turn()
+    } else {
+        start.turn().opponent()
+    };
+    let offender_checks_every_move = line[from_ply..]
+        .iter()
+        .filter(|m| m.side == offender.name())
+        .all(|m| m.check);
+    Repetition {
+        from_ply,
+        offender: offender.name(),
+        offender_checks_every_move,
+    }
+}

@@ -1,0 +1,86 @@
+//! `stats`: a material set's statistics, in the colouring the user named.
+
+use crate::material::Material;
+use crate::probe::{ProbeError, Table, Tablebase};
+use crate::rules::Position;
+use crate::table::SideStats;
+use crate::value::Value;
+use serde::Serialize;
+
+/// Per side to move counts of a set (`canju stats --json`). Counts are *positions*: legal
+/// placements as a player sees them, both mirror images counted.
+#[derive(Clone, Debug, Serialize)]
+pub struct StatsReport {
+    /// The set in ASCII, red first, as the user named it.
+    pub material: String,
+    /// The set as players name it.
+    pub material_chinese: String,
+    /// The table's rule set.
+    pub rules: String,
+    /// Red to move.
+    pub red: SideStats,
+    /// Black to move.
+    pub black: SideStats,
+}
+
+/// The statistics of `m` as named (a table is stored once for a set and its colour swap: the
+/// sides and example positions are swapped back).
+///
+/// # Errors
+///
+/// The table is missing or damaged.
+pub fn stats_report(tb: &Tablebase, m: Material) -> Result<StatsReport, ProbeError> {
+    let table = tb.table(m)?;
+    let mut stats = table.stats().clone();
+    if table.material != m {
+        stats.swap(0, 1);
+        stats.iter_mut().for_each(swap_example_colours);
+    }
+    let [red, black] = stats;
+    Ok(StatsReport {
+        material: m.name(),
+        material_chinese: m.chinese_name(),
+        rules: table.rules().to_string(),
+        red,
+        black,
+    })
+}
+
+/// Swaps the colours of a side's example positions.
+fn swap_example_colours(s: &mut SideStats) {
+    for fen in [
+        &mut s.longest_win_fen,
+        &mut s.longest_loss_fen,
+        &mut s.rule_win_fen,
+        &mut s.rule_loss_fen,
+    ] {
+        if let Some(f) = fen.as_ref() {
+            *fen = Position::from_fen(f).ok().map(|p| p.color_swapped().fen());
+        }
+    }
+}
+
+/// Every legal position of `table` whose value the perpetual-check rule decided, one of each
+/// mirror pair, in the colouring of `m`, with its value, to `each`.
+///
+/// # Errors
+///
+/// A block of the table cannot be read.
+pub fn rule_decided_positions(
+    table: &Table,
+    m: Material,
+    mut each: impl FnMut(&Position, Value),
+) -> Result<(), ProbeError> {
+    for (_, pos) in table.index.legal_positions() {
+        if let Some(v) = table.value(&pos)?
+            && v.is_by_rule()
+        {
+            if table.material == m {
+                each(&pos, v);
+            } else {
+                each(&pos.color_swapped(), v);
+            }
+        }
+    }
+    Ok(())
+}
