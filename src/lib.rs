@@ -14,6 +14,7 @@ pub mod material;
 pub mod probe;
 pub mod report;
 pub mod rules;
+pub mod service;
 pub mod table;
 pub mod theory;
 pub mod value;

@@ -95,6 +95,18 @@ impl Value {
         }
     }
 
+    /// The value of the position a move leads to, for the side to move there, given the
+    /// move's value `self` for the side making it (the inverse of [`Value::parent`]).
+    pub fn child(self) -> Value {
+        match self {
+            Value::Win(n) => Value::Loss(n.saturating_sub(1)),
+            Value::Loss(n) => Value::Win(n.saturating_sub(1)),
+            Value::WinByRule => Value::LossByRule,
+            Value::LossByRule => Value::WinByRule,
+            Value::Draw => Value::Draw,
+        }
+    }
+
     /// The value's category as the JSON reports name it: `win`, `loss`, `draw`,
     /// `win-by-rule` or `loss-by-rule`.
     pub fn category(self) -> &'static str {
@@ -198,5 +210,8 @@ mod tests {
         assert_eq!(Value::WinByRule.rule(), Some("perpetual-check"));
         assert_eq!(Value::Win(1).rule(), None);
         assert_eq!(Value::Loss(2).category(), "loss");
+        for v in [Value::Win(3), Value::Loss(4), Value::WinByRule, Value::Draw] {
+            assert_eq!(v.parent().child(), v);
+        }
     }
 }

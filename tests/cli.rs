@@ -61,7 +61,10 @@ fn probe_known_positions() {
     assert_eq!(j["rules"], "asian");
     let worst = j["moves"].as_array().unwrap().last().unwrap().clone();
     // Best first: the longest loss, the fastest last.
-    assert!(worst["dtm"].as_i64().unwrap() >= j["dtm"].as_i64().unwrap(), "{j}");
+    assert!(
+        worst["dtm"].as_i64().unwrap() >= j["dtm"].as_i64().unwrap(),
+        "{j}"
+    );
     // The mate in one leaves black without a legal move.
     let pos = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R w").unwrap();
     let mv = Move::parse_iccs(
@@ -209,7 +212,11 @@ fn clap_errors_keep_their_whole_message() {
     assert!(err.contains("<DEPTH>") && err.contains("Usage"), "{err}");
     let out = canju().args(["--no-such-flag"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8(out.stderr).unwrap().contains("--no-such-flag"));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("--no-such-flag")
+    );
 }
 
 #[test]
@@ -285,8 +292,17 @@ fn show_tells_the_sides_apart_without_colour() {
     let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
     let out = canju().args(["show", start]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    for (red, black) in [('俥', '车'), ('傌', '马'), ('炮', '砲'), ('帥', '将'), ('兵', '卒')] {
-        assert!(text.contains(red) && text.contains(black), "{red} {black}: {text}");
+    for (red, black) in [
+        ('俥', '车'),
+        ('傌', '马'),
+        ('炮', '砲'),
+        ('帥', '将'),
+        ('兵', '卒'),
+    ] {
+        assert!(
+            text.contains(red) && text.contains(black),
+            "{red} {black}: {text}"
+        );
     }
     assert!(!text.contains('帅') && !text.contains('車'), "{text}");
 }
@@ -300,8 +316,8 @@ fn positions_are_counted_the_same_way_everywhere() {
         .assert()
         .success();
     let stats = json_of(&["stats", "KRK"], dir.path());
-    let positions = stats["red"]["positions"].as_u64().unwrap()
-        + stats["black"]["positions"].as_u64().unwrap();
+    let positions =
+        stats["red"]["positions"].as_u64().unwrap() + stats["black"]["positions"].as_u64().unwrap();
     assert_eq!(positions, 8748);
     let info = json_of(&["info"], dir.path());
     let krk = info
@@ -333,19 +349,32 @@ fn table_folder_errors_name_the_folder_and_the_flags() {
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains(&format!("{} (--dir) is a file, not a folder", file.display())),
+        err.contains(&format!(
+            "{} (--dir) is a file, not a folder",
+            file.display()
+        )),
         "{err}"
     );
     // The hint to generate carries the folder and rule set the user gave.
     let empty = dir.path().join("empty");
     let out = canju()
-        .args(["probe", "3k5/9/9/9/9/9/9/4N4/9/4K4 w", "--no-gen", "--rules", "plain", "--dir"])
+        .args([
+            "probe",
+            "3k5/9/9/9/9/9/9/4N4/9/4K4 w",
+            "--no-gen",
+            "--rules",
+            "plain",
+            "--dir",
+        ])
         .arg(&empty)
         .output()
         .unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains(&format!("`canju gen KNK --dir {} --rules plain`", empty.display())),
+        err.contains(&format!(
+            "`canju gen KNK --dir {} --rules plain`",
+            empty.display()
+        )),
         "{err}"
     );
 }
@@ -357,7 +386,11 @@ fn theory_without_generating() {
     let rows = rows.as_array().unwrap();
     assert!(rows.len() >= 40);
     assert!(rows.iter().all(|r| r["verdict"].is_null()));
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing generated");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing generated"
+    );
     let rows = json_of(&["theory", "--men", "3"], dir.path());
     let knk = rows
         .as_array()

@@ -22,7 +22,9 @@ fn cells(line: &str) -> Vec<String> {
 
 fn schema() -> Schema {
     let readme = include_str!("../README.md");
-    let start = readme.find("<!-- json-schema begin -->").expect("schema start");
+    let start = readme
+        .find("<!-- json-schema begin -->")
+        .expect("schema start");
     let end = readme.find("<!-- json-schema end -->").expect("schema end");
     let mut schema = Schema {
         roots: BTreeMap::new(),
@@ -38,7 +40,10 @@ fn schema() -> Schema {
             schema.roots.insert(c[0].clone(), ty);
         } else {
             let fields = schema.objects.entry(c[0].clone()).or_default();
-            assert!(fields.insert(c[1].clone(), c[2].clone()).is_none(), "{line}");
+            assert!(
+                fields.insert(c[1].clone(), c[2].clone()).is_none(),
+                "{line}"
+            );
         }
     }
     assert!(schema.roots.len() >= 8 && schema.objects.len() >= 15);
@@ -55,7 +60,9 @@ impl Schema {
             return;
         }
         if let Some(item) = ty.strip_prefix("array of ") {
-            let list = v.as_array().unwrap_or_else(|| panic!("{at}: not an array: {v}"));
+            let list = v
+                .as_array()
+                .unwrap_or_else(|| panic!("{at}: not an array: {v}"));
             for (k, x) in list.iter().enumerate() {
                 self.check(x, item, &format!("{at}[{k}]"));
             }
@@ -71,7 +78,9 @@ impl Schema {
                     .objects
                     .get(object)
                     .unwrap_or_else(|| panic!("{at}: the README has no object {object}"));
-                let map = v.as_object().unwrap_or_else(|| panic!("{at}: not an object: {v}"));
+                let map = v
+                    .as_object()
+                    .unwrap_or_else(|| panic!("{at}: not an object: {v}"));
                 let got: Vec<&String> = map.keys().collect();
                 let documented: Vec<&String> = fields.keys().collect();
                 let mut got_sorted = got.clone();
@@ -109,7 +118,9 @@ fn canju_json(args: &[&str], dir: &Path) -> Vec<Json> {
     let text = String::from_utf8(out.stdout).unwrap();
     // `gen` prints one object a line; the others one object over several lines.
     if args[0] == "gen" {
-        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     } else {
         vec![serde_json::from_str(&text).unwrap()]
     }
@@ -151,11 +162,15 @@ fn every_json_output_matches_the_readme() {
 #[test]
 fn the_schema_check_can_fail() {
     let schema = schema();
-    let bad = serde_json::json!({"material": "KRK", "material_chinese": "车对将", "rules": "asian"});
+    let bad =
+        serde_json::json!({"material": "KRK", "material_chinese": "车对将", "rules": "asian"});
     let caught = std::panic::catch_unwind(|| schema.check_command("stats", &bad));
     assert!(caught.is_err(), "a stats object without its sides passed");
     let wrong_type = serde_json::json!([{"file": 1, "material": "KRK", "rules": "asian",
         "positions": 1, "bytes": 1, "bits_per_position": 1.0}]);
     let caught = std::panic::catch_unwind(|| schema.check_command("info", &wrong_type));
-    assert!(caught.is_err(), "a number where a string is documented passed");
+    assert!(
+        caught.is_err(),
+        "a number where a string is documented passed"
+    );
 }

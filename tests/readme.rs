@@ -10,7 +10,10 @@ fn every_relative_link_in_the_readme_exists() {
         if target.starts_with("http") || target.starts_with('#') {
             continue;
         }
-        assert!(root.join(target).exists(), "README links to missing {target}");
+        assert!(
+            root.join(target).exists(),
+            "README links to missing {target}"
+        );
         checked += 1;
     }
     assert!(checked >= 1, "the README links to docs/conventions.md");

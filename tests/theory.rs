@@ -134,8 +134,16 @@ fn verdict_command_for_the_three_examples() {
         assert_eq!(j["book_grade_chinese"], book);
         assert_eq!(j["measured_grade_chinese"], measured);
         let code = j["measured_grade"].as_str().unwrap();
-        assert!(code.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{code}");
-        assert!(j["quiet"]["defender_to_move"]["positions"].as_u64().unwrap() > 0);
+        assert!(
+            code.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+            "{code}"
+        );
+        assert!(
+            j["quiet"]["defender_to_move"]["positions"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
     }
     // Rook, horse and cannon against rook with full defence (4.3e11 slots) does not fit
     // this machine: a clear error with the estimate, at once, and nothing generated. (车马对

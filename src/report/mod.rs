@@ -10,6 +10,7 @@
 mod generation;
 mod info;
 mod line;
+mod lookup;
 mod position;
 mod stats;
 mod theory;
@@ -17,6 +18,9 @@ mod theory;
 pub use generation::{BothSides, GenSummary, PerPhase};
 pub use info::{TableInfo, table_infos, table_paths};
 pub use line::{LineEnd, LineMove, LineReport, Repetition, line_report};
+pub use lookup::{
+    LookupMove, LookupReport, MainlineMove, MainlineReport, lookup_report, mainline_report,
+};
 pub use position::{MoveReport, ProbeReport, probe_report};
 pub use stats::{StatsReport, rule_decided_positions, stats_report};
 pub use theory::{TheoryRow, theory_rows};

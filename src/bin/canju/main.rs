@@ -5,6 +5,7 @@
 mod args;
 mod generating;
 mod position;
+mod serve;
 mod tables;
 mod text;
 mod theory;
@@ -53,6 +54,8 @@ enum Command {
     Verdict(theory::VerdictCmd),
     /// Every catalogue entry up to N men: book grade against measured grade.
     Theory(theory::TheoryCmd),
+    /// Serve the tables over HTTP: JSON for programs, a web page for players.
+    Serve(serve::Serve),
 }
 
 impl Command {
@@ -71,6 +74,7 @@ impl Command {
             Command::Repack(c) => c.run(out),
             Command::Verdict(c) => c.run(out),
             Command::Theory(c) => c.run(out),
+            Command::Serve(c) => c.run(out),
         }
     }
 }
