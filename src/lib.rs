@@ -7,6 +7,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod capi;
 pub mod display;
 pub mod generate;
 pub mod index;

@@ -271,6 +271,8 @@ type TableMap = HashMap<Material, Arc<Table>, std::hash::BuildHasherDefault<Mate
 /// A directory of tables, opened lazily. `Send + Sync`: share one between threads.
 pub struct Tablebase {
     dir: PathBuf,
+    /// More folders read from (not written to), searched after `dir`.
+    also: Vec<PathBuf>,
     rules: RuleSet,
     tables: RwLock<TableMap>,
 }
@@ -291,9 +293,22 @@ impl Tablebase {
     pub fn with_rules(dir: impl AsRef<Path>, rules: RuleSet) -> Tablebase {
         Tablebase {
             dir: dir.as_ref().to_path_buf(),
+            also: Vec::new(),
             rules,
             tables: RwLock::new(TableMap::default()),
         }
+    }
+
+    /// Tables in several folders under `rules`: each set is read from the first folder that
+    /// holds its file; generation writes to the first folder.
+    ///
+    /// # Panics
+    ///
+    /// If `dirs` is empty.
+    pub fn with_dirs(dirs: &[PathBuf], rules: RuleSet) -> Tablebase {
+        let mut tb = Tablebase::with_rules(&dirs[0], rules);
+        tb.also = dirs[1..].to_vec();
+        tb
     }
 
     /// The directory.
@@ -301,17 +316,29 @@ impl Tablebase {
         &self.dir
     }
 
+    /// Every folder read from, the one written to first.
+    pub fn dirs(&self) -> impl Iterator<Item = &Path> {
+        std::iter::once(self.dir.as_path()).chain(self.also.iter().map(PathBuf::as_path))
+    }
+
     /// The rule set.
     pub fn rules(&self) -> RuleSet {
         self.rules
     }
 
-    /// Where the table of `material` (any colouring) lives.
+    /// Where the table of `material` (any colouring) lives: in the first folder that holds
+    /// it, else where generation would write it.
     pub fn path_of(&self, material: Material) -> PathBuf {
-        self.dir.join(table::file_name(
-            &material.canonical().name(),
-            self.rules.name(),
-        ))
+        let name = table::file_name(&material.canonical().name(), self.rules.name());
+        let first = self.dir.join(&name);
+        if self.also.is_empty() || first.exists() {
+            return first;
+        }
+        self.also
+            .iter()
+            .map(|d| d.join(&name))
+            .find(|p| p.exists())
+            .unwrap_or(first)
     }
 
     /// True if the file for `material` exists.

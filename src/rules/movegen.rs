@@ -13,7 +13,7 @@ pub struct MoveList {
 
 impl MoveList {
     /// More than any xiangqi position has.
-    pub const CAPACITY: usize = 256;
+    pub(crate) const CAPACITY: usize = 256;
 
     /// An empty list.
     #[inline]

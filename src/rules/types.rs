@@ -219,9 +219,6 @@ impl Piece {
 pub struct Square(u8);
 
 impl Square {
-    /// Number of points on the board.
-    pub const COUNT: usize = 90;
-
     /// The square at `file` (0..9) and `rank` (0..10); `None` off the board.
     #[inline]
     pub const fn new(file: u8, rank: u8) -> Option<Square> {

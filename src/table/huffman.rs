@@ -293,7 +293,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Bits [`BitReader::window`] always shows.
-    pub const WINDOW_BITS: u32 = 56;
+    pub(crate) const WINDOW_BITS: u32 = 56;
 
     /// Consumes `bits` (at most [`BitReader::WINDOW_BITS`]) after a [`BitReader::window`].
     #[inline(always)]
