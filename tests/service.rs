@@ -267,6 +267,10 @@ fn the_page_shows_board_verdict_and_moves() {
     assert!(html.contains(">H5+6</a>"), "moves in WXF: {html}");
     assert!(html.contains("href=\"/?fen=3k5/9/9/9/9/3N5/9/9/9/4K4_b_-_-_0_1&amp;notation=wxf\""));
     assert!(html.contains("id=\"stats\"") && html.contains("马对单将"));
+    assert!(
+        html.contains("困毙 (stalemate, a loss)"),
+        "the line says how it ends"
+    );
     let (status, html) = request(&server.address, "GET", "/?fen=junk");
     assert_eq!(status, 400);
     assert!(html.contains("malformed FEN"));

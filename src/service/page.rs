@@ -86,16 +86,24 @@ fn document(fen: &str, body: &str) -> String {
         "<!DOCTYPE html>\n<html lang=\"zh\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width\">\
          <title>canju 殘局 · {}</title><style>{STYLE}</style></head>\
-         <body><h1><a href=\"/\">canju 殘局</a></h1>{body}</body></html>\n",
+         <body><h1><a href=\"/\">canju 殘局</a></h1>{body}<script>{SCRIPT}</script></body></html>\n",
         escape(fen)
     )
 }
+
+/// Optional: click a piece, then a point, to play the move (follows the move's link).
+const SCRIPT: &str = "let from=null;document.querySelectorAll('#board [data-square]').forEach(e=>\
+e.addEventListener('click',()=>{const sq=e.dataset.square;if(from){const a=document.querySelector(\
+'a.move[data-iccs=\"'+from+sq+'\"]');if(a){location=a.href;return;}}from=sq;\
+document.querySelectorAll('#board .picked').forEach(p=>p.classList.remove('picked'));\
+e.classList.add('picked');}));";
 
 const STYLE: &str = "body{font-family:'Noto Sans CJK SC','WenQuanYi Zen Hei','Noto Sans',sans-serif;\
 max-width:60em;margin:1em auto;padding:0 1em;color:#222}a{color:#1a4e8a}\
 .cols{display:flex;flex-wrap:wrap;gap:2em}.win{color:#1b7a1b}.loss{color:#b22}.draw{color:#555}\
 .error{color:#b22;font-weight:bold}table{border-collapse:collapse}td,th{padding:.1em .6em;text-align:right}\
-ol.line li{display:inline;margin-right:.6em}input[name=fen]{width:32em}";
+ol.line li{display:inline;margin-right:.6em}#board [data-square]{cursor:pointer}\
+#board .picked circle{stroke-width:4}input[name=fen]{width:32em}";
 
 /// The page's content for a legal position.
 fn body(service: &Service, view: &View) -> Result<String, Failure> {
