@@ -220,7 +220,23 @@ fn line_html(view: &View, line: &[Move]) -> String {
         );
         p.make(mv);
     }
-    html.push_str("</ol>");
+    let side = |c: Color| {
+        if c == Color::Red {
+            "红方 red"
+        } else {
+            "黑方 black"
+        }
+    };
+    let end = if crate::probe::repetition_start(&view.pos, line).is_some() {
+        "局面重复: 长将方须变着, 否则判负 (the position repeats: the side checking perpetually \
+         must deviate, and loses)"
+            .to_string()
+    } else if p.in_check() {
+        format!("{} 被将死 (checkmated)", side(p.turn()))
+    } else {
+        format!("{} 困毙 (stalemate, a loss)", side(p.turn()))
+    };
+    let _ = write!(html, "</ol><p id=\"line-end\">{}</p>", escape(&end));
     html
 }
 
