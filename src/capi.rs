@@ -242,13 +242,28 @@ pub unsafe extern "C" fn canju_probe_root(
         let Some(tb) = tables.as_ref() else {
             return CANJU_FAILED;
         };
-        let (Ok(value), Ok(moves)) = (tb.probe(&pos), tb.move_values(&pos)) else {
+        let Ok(value) = tb.probe(&pos) else {
             return CANJU_FAILED;
         };
-        for (k, (mv, v)) in moves.iter().take(CANJU_MAX_MOVES as usize).enumerate() {
-            out[k] = pack(mv.from.index(), mv.to.index(), *v);
-            out[k + 1] = CANJU_FAILED;
+        // Every move's value, on the stack: no allocation beyond the tables' own.
+        let mut moves = [(0u32, Value::Draw); CANJU_MAX_MOVES as usize];
+        let mut n = 0;
+        for &mv in pos.legal_moves().iter().take(CANJU_MAX_MOVES as usize) {
+            let Ok(after) = tb.probe(&pos.after(mv)) else {
+                return CANJU_FAILED;
+            };
+            moves[n] = (
+                pack(mv.from.index(), mv.to.index(), after.parent()),
+                after.parent(),
+            );
+            n += 1;
         }
+        let moves = &mut moves[..n];
+        moves.sort_by_key(|&(packed, v)| (std::cmp::Reverse(v.goodness()), packed & 0x3FFF));
+        for (k, &(packed, _)) in moves.iter().enumerate() {
+            out[k] = packed;
+        }
+        out[n] = CANJU_FAILED;
         wdl_code(value)
     })
 }
