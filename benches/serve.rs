@@ -11,9 +11,7 @@ use canju::generate::{GenOptions, generate_all};
 use canju::index::MaterialIndex;
 use canju::material::Material;
 use canju::probe::Tablebase;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -24,22 +22,8 @@ fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-/// One GET; its status.
-fn get(address: &str, path: &str) -> u16 {
-    let mut stream = TcpStream::connect(address).unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let head = String::from_utf8_lossy(&raw[..raw.len().min(16)]).into_owned();
-    head.split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0)
-}
+#[path = "../tests/running_server/mod.rs"]
+mod running_server;
 
 fn main() {
     let set: String = env_or("SERVE_SET", "KCKNB".to_string());
@@ -57,25 +41,8 @@ fn main() {
         .take(5_000)
         .map(|(_, p)| format!("/xiangqi?fen={}", p.fen().replace(' ', "_")))
         .collect();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_canju"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--dir"])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let address = first
-        .split("http://")
-        .nth(1)
-        .unwrap()
-        .split('/')
-        .next()
-        .unwrap()
-        .to_string();
+    let server = running_server::start(Path::new(env!("CARGO_BIN_EXE_canju")), &dir, 0);
+    let address = server.address.clone();
     let next = AtomicUsize::new(0);
     let deadline = Instant::now() + Duration::from_secs(30);
     let start = Instant::now();
@@ -90,7 +57,9 @@ fn main() {
                             return mine;
                         }
                         let t = Instant::now();
-                        assert_eq!(get(&address, &paths[k % paths.len()]), 200);
+                        let (status, _) =
+                            running_server::request(&address, "GET", &paths[k % paths.len()]);
+                        assert_eq!(status, 200);
                         mine.push(t.elapsed().as_secs_f64() * 1e3);
                     }
                 })
@@ -102,8 +71,7 @@ fn main() {
             .collect()
     });
     let seconds = start.elapsed().as_secs_f64();
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     latencies.sort_by(f64::total_cmp);
     let pct = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
     println!(

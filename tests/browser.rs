@@ -3,9 +3,10 @@
 //! `.ci/run` installs Chromium (Debian's package) and a CJK font when absent; elsewhere the
 //! test is skipped with its reason printed if no Chromium is found.
 
-use std::io::{BufRead, BufReader};
+mod running_server;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn chromium() -> Option<PathBuf> {
     [
@@ -53,30 +54,8 @@ fn the_page_in_headless_chromium() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Command::new(assert_cmd::cargo::cargo_bin("canju"))
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--gen-max-men",
-            "4",
-            "--dir",
-        ])
-        .arg(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let base = first
-        .split_whitespace()
-        .nth(2)
-        .unwrap()
-        .trim_end_matches('/')
-        .to_string();
+    let server = running_server::start(&assert_cmd::cargo::cargo_bin("canju"), dir.path(), 4);
+    let base = format!("http://{}", server.address);
     let url = format!("{base}/?fen=3k5/9/9/9/9/9/9/4N4/9/4K4_w");
     let dom = headless(&browser, &url, &["--dump-dom"]);
     let artefacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artefacts");
@@ -87,8 +66,7 @@ fn the_page_in_headless_chromium() {
         &url,
         &[&format!("--screenshot={}", shot.display())],
     );
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     assert!(dom.contains("<svg id=\"board\""), "{dom}");
     assert!(dom.contains("红方胜 3回合 (5步)"), "{dom}");
     assert!(dom.contains("red wins, mate in 5 plies"), "{dom}");

@@ -5,61 +5,15 @@ use canju::probe::Tablebase;
 use canju::report::lookup_report;
 use canju::rules::{Move, Position};
 use serde_json::Value as Json;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
-/// A running server, killed when dropped.
-struct Server {
-    child: Child,
-    address: String,
-}
+mod running_server;
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use running_server::{Server, request};
 
 fn start(dir: &Path, gen_max_men: u32) -> Server {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("canju"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--gen-max-men"])
-        .arg(gen_max_men.to_string())
-        .arg("--dir")
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let address = first
-        .split("http://")
-        .nth(1)
-        .and_then(|a| a.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_string();
-    Server { child, address }
-}
-
-/// One request: status and body.
-fn request(address: &str, method: &str, path: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8(raw).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
+    running_server::start(&assert_cmd::cargo::cargo_bin("canju"), dir, gen_max_men)
 }
 
 fn get_json(address: &str, path: &str) -> (u16, Json) {

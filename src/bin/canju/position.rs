@@ -79,25 +79,9 @@ impl Show {
     }
 }
 
-/// The position a probing command names, and the tablebase with its tables present unless
-/// `--no-gen`.
-fn position_and_tables(
-    fen: &str,
-    tables: &TableArgs,
-    no_gen: &NoGenFlag,
-    quiet: bool,
-) -> Result<(Position, Tablebase)> {
-    let pos = Position::from_fen(fen)?;
-    let tb = tables.open();
-    if !no_gen.no_gen {
-        ensure_table(&tb, Material::of_position(&pos), quiet, "this position")?;
-    }
-    Ok((pos, tb))
-}
-
-/// `canju probe`.
+/// The arguments of the commands that probe one position.
 #[derive(clap::Args)]
-pub struct Probe {
+pub struct PositionArgs {
     /// The position (FEN; quote it).
     fen: String,
     #[command(flatten)]
@@ -108,11 +92,35 @@ pub struct Probe {
     tables: TableArgs,
 }
 
+impl PositionArgs {
+    /// The position, and the tablebase with its tables present unless `--no-gen`.
+    fn open(&self) -> Result<(Position, Tablebase)> {
+        let pos = Position::from_fen(&self.fen)?;
+        let tb = self.tables.open();
+        if !self.no_gen.no_gen {
+            ensure_table(
+                &tb,
+                Material::of_position(&pos),
+                self.json.json,
+                "this position",
+            )?;
+        }
+        Ok((pos, tb))
+    }
+}
+
+/// `canju probe`.
+#[derive(clap::Args)]
+pub struct Probe {
+    #[command(flatten)]
+    at: PositionArgs,
+}
+
 impl Probe {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let (pos, tb) = position_and_tables(&self.fen, &self.tables, &self.no_gen, self.json.json)?;
+        let (pos, tb) = self.at.open()?;
         let report = probe_report(&tb, &pos)?;
-        if self.json.json {
+        if self.at.json.json {
             writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
             return Ok(());
         }
@@ -135,21 +143,15 @@ impl Probe {
 /// `canju line`.
 #[derive(clap::Args)]
 pub struct Line {
-    /// The position (FEN; quote it).
-    fen: String,
     #[command(flatten)]
-    json: JsonFlag,
-    #[command(flatten)]
-    no_gen: NoGenFlag,
-    #[command(flatten)]
-    tables: TableArgs,
+    at: PositionArgs,
 }
 
 impl Line {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let (pos, tb) = position_and_tables(&self.fen, &self.tables, &self.no_gen, self.json.json)?;
+        let (pos, tb) = self.at.open()?;
         let report = line_report(&tb, &pos)?;
-        if self.json.json {
+        if self.at.json.json {
             writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
             return Ok(());
         }
