@@ -56,7 +56,7 @@ fn damaged_files_give_their_errors() {
     ));
     assert!(matches!(
         damaged(&path, |b| b[30] ^= 0x01),
-        TableError::CorruptHeader(_)
+        TableError::CorruptHeader { .. }
     ));
     assert!(matches!(
         damaged(&path, |b| {
@@ -358,4 +358,56 @@ fn a_damaged_wdl_section_is_caught_when_probed() {
     // The intact file answers.
     let good = canju::table::TableFile::open(&path).unwrap();
     assert!(good.wdl(0, 0).is_ok());
+}
+
+/// `bytes` (a format-6 table) with its header changed by `edit` and a valid checksum, so
+/// that the checks after the checksum are what refuse it.
+fn with_header(path: &Path, edit: impl FnOnce(&mut canju::table::Header)) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    let (mut header, start) = parse_header(path, &bytes).unwrap();
+    edit(&mut header);
+    let head = bincode::encode_to_vec(&header, bincode::config::standard()).unwrap();
+    let mut v = bytes[..8].to_vec();
+    v.extend((head.len() as u32).to_le_bytes());
+    v.extend(xxhash_rust::xxh3::xxh3_64(&head).to_le_bytes());
+    v.extend(&head);
+    v.resize((20 + head.len()).next_multiple_of(64), 0);
+    v.extend(&bytes[start..]);
+    v
+}
+
+#[test]
+fn crafted_headers_are_refused_naming_the_check() {
+    let (_dir, path) = krk_dir();
+    // Unchanged, the re-encoded file reads.
+    let same = with_header(&path, |_| {});
+    let copy = path.with_file_name("same.ctb");
+    std::fs::write(&copy, &same).unwrap();
+    assert!(read_table(&copy).is_ok());
+    let cases: [(&str, Box<dyn FnOnce(&mut canju::table::Header)>); 4] = [
+        // Any slot count, the largest included: no overflow, a named refusal.
+        ("section's block layout", Box::new(|h| h.slots = u64::MAX)),
+        (
+            "DTM section's block layout",
+            Box::new(|h| h.dtm.offsets.pop().map(|_| ()).unwrap()),
+        ),
+        (
+            "do not follow each other",
+            Box::new(|h| h.dtm.offsets.iter_mut().for_each(|o| *o += 1)),
+        ),
+        ("value widths", Box::new(|h| h.dtm.value_bytes = 0)),
+    ];
+    for (check, edit) in cases {
+        let bytes = with_header(&path, edit);
+        match damaged(&path, |b| *b = bytes) {
+            TableError::CorruptHeader { check: named, .. } => {
+                assert!(named.contains(check), "{named} for {check}")
+            }
+            // A slot count that disagrees with the set may be caught as that first.
+            other => assert!(
+                check.contains("block layout") && other.to_string().contains("bad.ctb"),
+                "{other}"
+            ),
+        }
+    }
 }

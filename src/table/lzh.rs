@@ -529,7 +529,7 @@ impl BlockIndex {
                 offsets.push(offset);
             }
             blocks.push(values << 8 | split);
-            offset += size;
+            offset = offset.checked_add(size)?;
             start += u64::from(values);
         }
         if layout == Layout::Single {

@@ -343,9 +343,15 @@ pub enum TableError {
     /// Shorter than its header says.
     #[error("{0}: truncated file")]
     Truncated(PathBuf),
-    /// The header does not match its checksum or cannot be decoded.
-    #[error("{0}: corrupted header")]
-    CorruptHeader(PathBuf),
+    /// The header fails one of its checks (named: its checksum, its decoding, the sections'
+    /// layout...).
+    #[error("{path}: corrupted header ({check})")]
+    CorruptHeader {
+        /// The file.
+        path: PathBuf,
+        /// Which check failed.
+        check: &'static str,
+    },
     /// Written by another version of canju.
     #[error(
         "{path}: format version {found}, index version {index}; this canju reads formats {OLDEST_READABLE_VERSION} to {FORMAT_VERSION} with index version {INDEX_VERSION}: regenerate it with `canju gen --force`"
@@ -857,8 +863,11 @@ fn check_section(s: &Section, slots: u64) -> bool {
     {
         return false;
     }
-    let blocks = 2 * slots.div_ceil(s.block_values as u64);
-    s.offsets.len() as u64 == blocks + 1 && s.offsets.windows(2).all(|w| w[0] <= w[1])
+    // Checked: a crafted header may claim any slot count.
+    let Some(blocks) = slots.div_ceil(s.block_values as u64).checked_mul(2) else {
+        return false;
+    };
+    s.offsets.len() as u64 == blocks.saturating_add(1) && s.offsets.windows(2).all(|w| w[0] <= w[1])
 }
 
 /// Reads and checks the header of a table held in `bytes`; returns it and the payload offset.
@@ -872,7 +881,10 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     let len = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     let sum = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
     if len > MAX_HEADER {
-        return Err(TableError::CorruptHeader(path.into()));
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "its length is past the limit",
+        });
     }
     let end = 20 + len as usize;
     if bytes.len() < end {
@@ -880,10 +892,16 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     }
     let head = &bytes[20..end];
     if xxh3_64(head) != sum {
-        return Err(TableError::CorruptHeader(path.into()));
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "checksum mismatch",
+        });
     }
     let config = bincode::config::standard().with_limit::<{ 64 << 20 }>();
-    let corrupt = |_| TableError::CorruptHeader(path.into());
+    let corrupt = |_| TableError::CorruptHeader {
+        path: path.into(),
+        check: "its version does not decode",
+    };
     // The version comes first in every layout; it says how to read the rest.
     let (version, _): (u32, usize) = bincode::decode_from_slice(head, config).map_err(corrupt)?;
     /// Decodes a header stored as `H`.
@@ -905,9 +923,15 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
             });
         }
     };
-    let (header, used) = decoded.ok_or_else(|| TableError::CorruptHeader(path.into()))?;
+    let (header, used) = decoded.ok_or_else(|| TableError::CorruptHeader {
+        path: path.into(),
+        check: "it does not decode",
+    })?;
     if used != head.len() {
-        return Err(TableError::CorruptHeader(path.into()));
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "bytes after its end",
+        });
     }
     if header.index_version != INDEX_VERSION {
         return Err(TableError::Version {
@@ -926,24 +950,39 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         return Err(TableError::Truncated(path.into()));
     }
     if bytes[end..start].iter().any(|&b| b != 0) {
-        return Err(TableError::CorruptHeader(path.into()));
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "the padding before the payload is not zeros",
+        });
     }
     let payload_len = (bytes.len() - start) as u64;
-    let sections_ok = check_section(&header.wdl, header.slots)
-        && check_section(&header.dtm, header.slots)
-        && header.wdl.value_bytes == 0
-        && header.dtm.value_bytes >= 1
-        && header.wdl.offsets.first() == Some(&0)
-        && header.wdl.offsets.last() == header.dtm.offsets.first();
-    if !sections_ok {
-        return Err(TableError::CorruptHeader(path.into()));
+    let corrupt = |check| TableError::CorruptHeader {
+        path: path.into(),
+        check,
+    };
+    if !check_section(&header.wdl, header.slots) {
+        return Err(corrupt("the WDL section's block layout"));
+    }
+    if !check_section(&header.dtm, header.slots) {
+        return Err(corrupt("the DTM section's block layout"));
+    }
+    if header.wdl.value_bytes != 0 || header.dtm.value_bytes == 0 {
+        return Err(corrupt("the sections' value widths"));
+    }
+    if header.wdl.offsets.first() != Some(&0)
+        || header.wdl.offsets.last() != header.dtm.offsets.first()
+    {
+        return Err(corrupt("the sections do not follow each other"));
     }
     let stored_end = header.dtm.offsets.last().copied().unwrap_or(0);
     if stored_end > payload_len {
         return Err(TableError::Truncated(path.into()));
     }
     if stored_end < payload_len {
-        return Err(TableError::CorruptHeader(path.into()));
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "the payload is longer than its sections",
+        });
     }
     Ok((header, start))
 }
@@ -1001,14 +1040,20 @@ impl TableFile {
             (!s.dictionary.is_empty())
                 .then(|| zstd::dict::DecoderDictionary::try_copy(&s.dictionary))
                 .transpose()
-                .map_err(|_| TableError::CorruptHeader(path.into()))
+                .map_err(|_| TableError::CorruptHeader {
+                    path: path.into(),
+                    check: "a zstd dictionary does not load",
+                })
         };
         let dictionaries = [prepare(&header.wdl)?, prepare(&header.dtm)?];
         let wdl_decoder = match header.wdl.codec {
             Codec::Lzh => Some(
                 lzh::BlockDecoder::new(&header.wdl.codes)
                     .zip(lzh::BlockIndex::new(&header.wdl, header.slots))
-                    .ok_or_else(|| TableError::CorruptHeader(path.into()))?,
+                    .ok_or_else(|| TableError::CorruptHeader {
+                        path: path.into(),
+                        check: "the WDL codes or block index",
+                    })?,
             ),
             Codec::Zstd => None,
         };
