@@ -376,6 +376,9 @@ fn with_header(path: &Path, edit: impl FnOnce(&mut canju::table::Header)) -> Vec
     v
 }
 
+/// A change to a header.
+type HeaderEdit = Box<dyn FnOnce(&mut canju::table::Header)>;
+
 #[test]
 fn crafted_headers_are_refused_naming_the_check() {
     let (_dir, path) = krk_dir();
@@ -384,7 +387,7 @@ fn crafted_headers_are_refused_naming_the_check() {
     let copy = path.with_file_name("same.ctb");
     std::fs::write(&copy, &same).unwrap();
     assert!(read_table(&copy).is_ok());
-    let cases: [(&str, Box<dyn FnOnce(&mut canju::table::Header)>); 4] = [
+    let cases: [(&str, HeaderEdit); 4] = [
         // Any slot count, the largest included: no overflow, a named refusal.
         ("section's block layout", Box::new(|h| h.slots = u64::MAX)),
         (
