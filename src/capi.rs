@@ -249,7 +249,7 @@ pub unsafe extern "C" fn canju_probe_root(
         let mut moves = [(0u32, Value::Draw); CANJU_MAX_MOVES as usize];
         let mut n = 0;
         for &mv in pos.legal_moves().iter().take(CANJU_MAX_MOVES as usize) {
-            let Ok(after) = tb.probe(&pos.after(mv)) else {
+            let Ok(after) = tb.probe_unchecked(&pos.after(mv)) else {
                 return CANJU_FAILED;
             };
             moves[n] = (

@@ -409,12 +409,29 @@ impl Tablebase {
 
     /// The value (win/draw/loss and distance to mate) of a legal position for its side to
     /// move.
+    ///
+    /// # Errors
+    ///
+    /// The position is illegal ([`ProbeError::Position`]: never a neighbour's value), or its
+    /// table is missing or damaged.
     pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
         self.probe_dtm(pos)
     }
 
     /// The value with its distance to mate (same as [`Tablebase::probe`]).
     pub fn probe_dtm(&self, pos: &Position) -> Result<Value, ProbeError> {
+        pos.validate().map_err(PositionError::from)?;
+        self.probe_unchecked(pos)
+    }
+
+    /// [`Tablebase::probe`] without checking that `pos` is legal: for positions known legal
+    /// (reached by a legal move from a legal position), where the check would cost. An
+    /// illegal position gets the value of whatever slot it maps to, or an error.
+    ///
+    /// # Errors
+    ///
+    /// The table is missing or damaged, or has no slot for the position.
+    pub fn probe_unchecked(&self, pos: &Position) -> Result<Value, ProbeError> {
         let (table, view) = self.table_and_view(pos)?;
         table
             .value(view.as_ref().unwrap_or(pos))?
@@ -426,6 +443,7 @@ impl Tablebase {
 
     /// Win, draw or loss for the side to move, from the compact WDL section.
     pub fn probe_wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        pos.validate().map_err(PositionError::from)?;
         let (table, view) = self.table_and_view(pos)?;
         table
             .wdl(view.as_ref().unwrap_or(pos))?
@@ -437,9 +455,11 @@ impl Tablebase {
 
     /// Every legal move with the value it leaves for the side to move, best first.
     pub fn move_values(&self, pos: &Position) -> Result<Vec<(Move, Value)>, ProbeError> {
+        pos.validate().map_err(PositionError::from)?;
         let mut out = Vec::new();
         for &mv in pos.legal_moves().iter() {
-            let v = self.probe(&pos.after(mv))?.parent();
+            // A legal move from a legal position leads to a legal position.
+            let v = self.probe_unchecked(&pos.after(mv))?.parent();
             out.push((mv, v));
         }
         out.sort_by_key(|&(mv, v)| (-v.goodness(), mv));

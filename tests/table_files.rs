@@ -414,3 +414,16 @@ fn crafted_headers_are_refused_naming_the_check() {
         }
     }
 }
+
+#[test]
+fn probing_an_illegal_position_is_an_error_not_a_neighbours_value() {
+    let (dir, _path) = krk_dir();
+    let tb = Tablebase::open(dir.path());
+    // Red to move while black stands in check from the rook: illegal (the side not to move
+    // is in check), yet it maps to a slot of KRK.
+    let pos = canju::rules::Position::from_fen_unchecked("3k5/9/9/9/9/9/9/9/9/3RK4 w").unwrap();
+    assert!(pos.validate().is_err());
+    assert!(matches!(tb.probe(&pos), Err(ProbeError::Position(_))));
+    assert!(matches!(tb.probe_wdl(&pos), Err(ProbeError::Position(_))));
+    assert!(matches!(tb.move_values(&pos), Err(ProbeError::Position(_))));
+}
