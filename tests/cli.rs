@@ -592,3 +592,84 @@ fn a_killed_generation_leaves_nothing_half_written() {
         .assert()
         .success();
 }
+
+#[test]
+fn info_lists_a_damaged_file_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    canju()
+        .args(["gen", "KRK", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    std::fs::write(dir.path().join("KNK.asian.ctb"), b"not a table at all").unwrap();
+    // Bytes appended to a good table are named as such.
+    let krk = dir.path().join("KRK.asian.ctb");
+    let good = std::fs::read(&krk).unwrap();
+    let mut appended = good.clone();
+    appended.extend([0u8; 1000]);
+    std::fs::write(dir.path().join("KRKA.asian.ctb"), &appended).unwrap();
+    let list = json_of(&["info"], dir.path());
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 4, "KK, KRK and the two damaged files");
+    let by_name = |n: &str| {
+        list.iter()
+            .find(|t| t["file"].as_str().unwrap().ends_with(n))
+            .unwrap()
+            .clone()
+    };
+    assert!(by_name("KRK.asian.ctb")["error"].is_null());
+    assert!(
+        by_name("KNK.asian.ctb")["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a canju table")
+    );
+    assert!(
+        by_name("KRKA.asian.ctb")["error"]
+            .as_str()
+            .unwrap()
+            .contains("1000 trailing bytes")
+    );
+    let out = canju()
+        .args(["info", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("DAMAGED") && text.contains("2 damaged"),
+        "{text}"
+    );
+    // Repacking a current table leaves the file as it is.
+    let before = std::fs::metadata(&krk).unwrap().modified().unwrap();
+    canju()
+        .args(["repack", "KRK", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    assert_eq!(std::fs::metadata(&krk).unwrap().modified().unwrap(), before);
+    assert_eq!(std::fs::read(&krk).unwrap(), good);
+}
+
+#[test]
+fn a_damaged_sub_table_stops_gen_with_how_to_remake_it() {
+    let dir = tempfile::tempdir().unwrap();
+    canju()
+        .args(["gen", "KRK", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let krk = dir.path().join("KRK.asian.ctb");
+    let bytes = std::fs::read(&krk).unwrap();
+    std::fs::write(&krk, &bytes[..300]).unwrap();
+    let out = canju()
+        .args(["gen", "KRKA", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    let hint = format!("`canju gen KRK --force --dir {}`", dir.path().display());
+    assert!(err.contains("truncated") && err.contains(&hint), "{err}");
+}

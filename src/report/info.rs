@@ -19,33 +19,61 @@ pub struct TableInfo {
     pub bytes: u64,
     /// `8 * bytes / positions`.
     pub bits_per_position: f64,
+    /// Why the file cannot be read (then `material` and `rules` come from its name and
+    /// `positions` is 0), or `None`.
+    pub error: Option<String>,
 }
 
-/// Every table file in `dir` (by name), from its header.
+/// Every table file in `dir` (by name), from its header; a file that cannot be read is
+/// listed with its error, and the others still are.
 ///
 /// # Errors
 ///
-/// The folder cannot be listed, or a file cannot be read or has a damaged header (the
-/// error names the file).
+/// The folder cannot be listed.
 pub fn table_infos(dir: &Path) -> Result<Vec<TableInfo>, TableError> {
-    let mut infos = Vec::new();
-    for path in table_paths(dir)? {
-        let bytes = std::fs::read(&path).map_err(|e| TableError::Io {
-            path: path.clone(),
-            source: e,
-        })?;
+    Ok(table_paths(dir)?.into_iter().map(table_info).collect())
+}
+
+/// One file's entry.
+fn table_info(path: PathBuf) -> TableInfo {
+    let read = std::fs::read(&path).map_err(|e| TableError::Io {
+        path: path.clone(),
+        source: e,
+    });
+    let parsed = read.and_then(|bytes| {
         let (h, _) = parse_header(&path, &bytes)?;
-        let positions = h.stats[0].positions + h.stats[1].positions;
-        infos.push(TableInfo {
-            material: h.material,
-            rules: h.rules,
-            positions,
-            bytes: bytes.len() as u64,
-            bits_per_position: 8.0 * bytes.len() as f64 / positions.max(1) as f64,
-            file: path,
-        });
+        Ok((h, bytes.len() as u64))
+    });
+    match parsed {
+        Ok((h, bytes)) => {
+            let positions = h.stats[0].positions + h.stats[1].positions;
+            TableInfo {
+                material: h.material,
+                rules: h.rules,
+                positions,
+                bytes,
+                bits_per_position: 8.0 * bytes as f64 / positions.max(1) as f64,
+                error: None,
+                file: path,
+            }
+        }
+        Err(e) => {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let mut parts = name.split('.');
+            TableInfo {
+                material: parts.next().unwrap_or_default().to_string(),
+                rules: parts.next().unwrap_or_default().to_string(),
+                positions: 0,
+                bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
+                bits_per_position: 0.0,
+                error: Some(e.to_string()),
+                file: path,
+            }
+        }
     }
-    Ok(infos)
 }
 
 /// The table files in a folder, sorted by name.

@@ -352,6 +352,14 @@ pub enum TableError {
         /// Which check failed.
         check: &'static str,
     },
+    /// Bytes follow the last section: something was appended to the file.
+    #[error("{path}: {extra} trailing bytes after the table's last section")]
+    TrailingBytes {
+        /// The file.
+        path: PathBuf,
+        /// How many.
+        extra: u64,
+    },
     /// Written by another version of canju.
     #[error(
         "{path}: format version {found}, index version {index}; this canju reads formats {OLDEST_READABLE_VERSION} to {FORMAT_VERSION} with index version {INDEX_VERSION}: regenerate it with `canju gen --force`"
@@ -979,12 +987,33 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         return Err(TableError::Truncated(path.into()));
     }
     if stored_end < payload_len {
-        return Err(TableError::CorruptHeader {
+        return Err(TableError::TrailingBytes {
             path: path.into(),
-            check: "the payload is longer than its sections",
+            extra: payload_len - stored_end,
         });
     }
     Ok((header, start))
+}
+
+impl TableError {
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            TableError::Io { path, .. }
+            | TableError::CorruptHeader { path, .. }
+            | TableError::TrailingBytes { path, .. }
+            | TableError::Version { path, .. }
+            | TableError::WrongTable { path, .. } => path,
+            TableError::BadMagic(path)
+            | TableError::Truncated(path)
+            | TableError::CorruptPayload(path) => path,
+        }
+    }
+
+    /// True when the file exists but its contents are wrong (not an I/O failure).
+    pub fn is_damage(&self) -> bool {
+        !matches!(self, TableError::Io { .. })
+    }
 }
 
 /// Which section of a file.
@@ -1395,6 +1424,12 @@ pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
 /// A DTM section already in the current layout is copied, not compressed again.
 pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
     let old = TableFile::open(path)?;
+    if old.header().format_version == FORMAT_VERSION {
+        // Already current: nothing is rewritten (a read-only folder of current tables is
+        // fine). The checksums are still checked.
+        old.verify_checksums()?;
+        return Ok((old.file_bytes(), old.file_bytes()));
+    }
     // Checks every checksum on the way.
     let values = old.load_dtm()?.into_stored();
     let h = old.header();

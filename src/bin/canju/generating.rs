@@ -3,11 +3,11 @@
 use crate::Result;
 use crate::args::{JsonFlag, RulePassArg, TableArgs};
 use canju::generate::{
-    GenOptions, GenReport, Plan as GenPlan, generate_all, generate_all_with, plan,
+    GenError, GenOptions, GenReport, Plan as GenPlan, generate_all, generate_all_with, plan,
     refuse_if_too_large, thread_count,
 };
 use canju::material::Material;
-use canju::probe::Tablebase;
+use canju::probe::{ProbeError, Tablebase};
 use canju::report::GenSummary;
 use std::io::Write;
 
@@ -25,13 +25,34 @@ pub fn ensure_table(tb: &Tablebase, m: Material, quiet: bool, needed_by: &str) -
     };
     generate_all(tb, &[m], &opts).map_err(|e| {
         format!(
-            "cannot generate {} ({}), which {needed_by} needs, in the table folder {}: {e}",
+            "cannot generate {} ({}), which {needed_by} needs, in the table folder {}: {e}{}",
             m.name(),
             m.chinese_name(),
-            tb.dir().display()
+            tb.dir().display(),
+            regenerate_hint(&e)
         )
     })?;
     Ok(())
+}
+
+/// For a generation stopped by a damaged sub-table: how to make it again.
+fn regenerate_hint(e: &GenError) -> String {
+    let (GenError::Probe(ProbeError::Table(t)) | GenError::Table(t)) = e else {
+        return String::new();
+    };
+    if !t.is_damage() {
+        return String::new();
+    }
+    let path = t.path();
+    let material = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split('.').next())
+        .unwrap_or("MATERIAL");
+    let dir = path
+        .parent()
+        .map_or(String::new(), |d| format!(" --dir {}", d.display()));
+    format!("; regenerate the damaged table with `canju gen {material} --force{dir}`")
 }
 
 /// Refuses a `--dir` that names something other than a folder, before anything is made.
@@ -115,8 +136,9 @@ impl Gen {
         });
         done.map_err(|e| {
             format!(
-                "generating into the table folder {}: {e}",
-                tb.dir().display()
+                "generating into the table folder {}: {e}{}",
+                tb.dir().display(),
+                regenerate_hint(&e)
             )
         })?;
         Ok(written?)

@@ -145,14 +145,32 @@ impl Info {
         }
         writeln!(
             out,
-            "{:<12} {:<6} {:>14} {:>12} {:>9}",
+            "{:<12} {:<6} {:>14} {:>12} {:>9}  file",
             "material", "rules", "positions", "bytes", "bits/pos"
         )?;
         for t in &infos {
+            let file = t
+                .file
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            match &t.error {
+                None => writeln!(
+                    out,
+                    "{:<12} {:<6} {:>14} {:>12} {:>9.3}  {file}",
+                    t.material, t.rules, t.positions, t.bytes, t.bits_per_position
+                )?,
+                Some(e) => writeln!(
+                    out,
+                    "DAMAGED      {:<6} {:>14} {:>12} {:>9}  {e}",
+                    "", "", t.bytes, ""
+                )?,
+            }
+        }
+        let damaged = infos.iter().filter(|t| t.error.is_some()).count();
+        if damaged > 0 {
             writeln!(
                 out,
-                "{:<12} {:<6} {:>14} {:>12} {:>9.3}",
-                t.material, t.rules, t.positions, t.bytes, t.bits_per_position
+                "{damaged} damaged: regenerate each with `canju gen MATERIAL --force`; `canju verify --checksum` checks the rest"
             )?;
         }
         let positions: u64 = infos.iter().map(|t| t.positions).sum();
