@@ -1184,6 +1184,18 @@ impl TableFile {
 
     /// Decompresses block `b` (counted over both sides) of a zstd section.
     fn decompress(&self, kind: SectionKind, b: usize) -> Result<Vec<u8>, TableError> {
+        let mut raw = Vec::new();
+        self.decompress_into(kind, b, &mut raw)?;
+        Ok(raw)
+    }
+
+    /// Decompresses block `b` into `raw`, reusing its capacity.
+    fn decompress_into(
+        &self,
+        kind: SectionKind,
+        b: usize,
+        raw: &mut Vec<u8>,
+    ) -> Result<(), TableError> {
         let s = self.section(kind);
         let n = self.block_len(s, b);
         let want = match s.value_bytes {
@@ -1192,25 +1204,25 @@ impl TableFile {
         };
         let (a, z) = (s.offsets[b] as usize, s.offsets[b + 1] as usize);
         let frame = &self.payload()[a..z];
-        let mut raw = Vec::with_capacity(want);
+        raw.clear();
+        raw.reserve(want);
         // One decompression context per thread: creating one costs more than a small block.
         let done = DCTX.with(|cell| {
             let mut cell = cell.borrow_mut();
             let dctx = cell.get_or_insert_with(zstd::zstd_safe::DCtx::create);
             match &self.dictionaries[kind as usize] {
-                Some(d) => dctx.decompress_using_ddict(&mut raw, frame, d.as_ddict()),
-                None => dctx.decompress(&mut raw, frame),
+                Some(d) => dctx.decompress_using_ddict(raw, frame, d.as_ddict()),
+                None => dctx.decompress(raw, frame),
             }
         });
-        if done.is_err() {
+        if done.is_err() || raw.len() != want {
             return Err(TableError::CorruptPayload(self.path.clone()));
         }
-        if raw.len() != want {
-            return Err(TableError::CorruptPayload(self.path.clone()));
-        }
-        Ok(raw)
+        Ok(())
     }
 
+    /// Block `b` of a section through the cache. A miss decompresses into the buffer of the
+    /// block it evicts when no reader holds that any more, so a warm cache allocates nothing.
     fn cached_block(&self, kind: SectionKind, b: usize) -> Result<Arc<Vec<u8>>, TableError> {
         let key = ((kind as u64) << 40) | b as u64;
         // Direct-mapped: WDL blocks first, then DTM blocks, so a small table never collides.
@@ -1219,12 +1231,23 @@ impl TableFile {
             SectionKind::Dtm => self.header.wdl.offsets.len() - 1 + b,
         };
         let slot = &self.cache[n % self.cache.len()];
-        if let Some((k, block)) = slot.lock().expect("cache lock").as_ref()
-            && *k == key
-        {
-            return Ok(block.clone());
+        let evicted = {
+            let mut held = slot.lock().expect("cache lock");
+            if let Some((k, block)) = held.as_ref()
+                && *k == key
+            {
+                return Ok(block.clone());
+            }
+            held.take()
+        };
+        // The evicted buffer is reused unless a reader still holds it (out of the slot, it
+        // can gain no new holder).
+        let mut block = evicted.map_or_else(Arc::default, |(_, old)| old);
+        if Arc::get_mut(&mut block).is_none() {
+            block = Arc::default();
         }
-        let block = Arc::new(self.decompress(kind, b)?);
+        let buffer = Arc::get_mut(&mut block).expect("a block no reader holds");
+        self.decompress_into(kind, b, buffer)?;
         *slot.lock().expect("cache lock") = Some((key, block.clone()));
         Ok(block)
     }
