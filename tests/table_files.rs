@@ -427,3 +427,66 @@ fn probing_an_illegal_position_is_an_error_not_a_neighbours_value() {
     assert!(matches!(tb.probe_wdl(&pos), Err(ProbeError::Position(_))));
     assert!(matches!(tb.move_values(&pos), Err(ProbeError::Position(_))));
 }
+
+/// Opens `bytes` as KRK's table and probes every legal position (DTM and WDL): errors are
+/// fine, a panic is not.
+fn probe_every_krk_position(bytes: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("KRK.asian.ctb"), bytes).unwrap();
+    let tb = Tablebase::open(dir.path());
+    let index = canju::index::MaterialIndex::new(Material::parse("KRK").unwrap());
+    for (_, pos) in index.legal_positions() {
+        let _ = tb.probe(&pos);
+        let _ = tb.probe_wdl(&pos);
+    }
+    let _ = canju::verify::verify_table(&tb, Material::parse("KRK").unwrap());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Damage anywhere in a real table, its blocks included, gives values or errors.
+    #[test]
+    fn damaged_tables_never_panic_the_reader(
+        flips in proptest::collection::vec((any::<usize>(), 1u8..=255), 1..6)
+    ) {
+        let mut bytes = KRK_BYTES.clone();
+        let n = bytes.len();
+        for (at, mask) in flips {
+            bytes[at % n] ^= mask;
+        }
+        probe_every_krk_position(&bytes);
+    }
+
+    /// Headers with a valid checksum and any slot count, block size or offsets are refused
+    /// or read without a panic.
+    #[test]
+    fn crafted_header_fields_never_panic_the_reader(
+        slots in any::<u64>(),
+        block_values in any::<u32>(),
+        offset in any::<u64>(),
+        which in 0usize..4,
+    ) {
+        let (_dir, path) = krk_dir_cached();
+        let bytes = with_header(&path, |h| match which {
+            0 => h.slots = slots,
+            1 => h.dtm.block_values = block_values,
+            2 => {
+                let k = (offset as usize) % h.dtm.offsets.len();
+                h.dtm.offsets[k] = offset;
+            }
+            _ => {
+                let k = (offset as usize) % h.wdl.offsets.len();
+                h.wdl.offsets[k] = offset % (1 << 20);
+            }
+        });
+        probe_every_krk_position(&bytes);
+    }
+}
+
+/// KRK's table, generated once for the property tests.
+fn krk_dir_cached() -> (std::path::PathBuf, std::path::PathBuf) {
+    static DIR: std::sync::LazyLock<(tempfile::TempDir, std::path::PathBuf)> =
+        std::sync::LazyLock::new(krk_dir);
+    (DIR.0.path().to_path_buf(), DIR.1.clone())
+}
