@@ -1,0 +1,94 @@
+//! What can go wrong with a table file, each error naming the file.
+
+use super::format::{FORMAT_VERSION, INDEX_VERSION, OLDEST_READABLE_VERSION};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Problems with a table file; each names the file.
+#[derive(Debug, Error)]
+pub enum TableError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Not a canju table.
+    #[error("{0}: not a canju table (bad magic bytes)")]
+    BadMagic(PathBuf),
+    /// Shorter than its header says.
+    #[error("{0}: truncated file")]
+    Truncated(PathBuf),
+    /// The header fails one of its checks (named: its checksum, its decoding, the sections'
+    /// layout...).
+    #[error("{path}: corrupted header ({check})")]
+    CorruptHeader {
+        /// The file.
+        path: PathBuf,
+        /// Which check failed.
+        check: &'static str,
+    },
+    /// Bytes follow the last section: something was appended to the file.
+    #[error("{path}: {extra} trailing bytes after the table's last section")]
+    TrailingBytes {
+        /// The file.
+        path: PathBuf,
+        /// How many.
+        extra: u64,
+    },
+    /// Written by another version of canju.
+    #[error(
+        "{path}: format version {found}, index version {index}; this canju reads formats {OLDEST_READABLE_VERSION} to {FORMAT_VERSION} with index version {INDEX_VERSION}: regenerate it with `canju gen --force`"
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its format version.
+        found: u32,
+        /// Its index version.
+        index: u32,
+    },
+    /// The header describes another table than the name promises.
+    #[error("{path}: holds {found}, expected {expected}")]
+    WrongTable {
+        /// The file.
+        path: PathBuf,
+        /// What it holds (material/rules/size).
+        found: String,
+        /// What was expected.
+        expected: String,
+    },
+    /// The payload does not match its checksum or a block does not decompress.
+    #[error("{0}: corrupted data (checksum mismatch)")]
+    CorruptPayload(PathBuf),
+}
+
+pub(super) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
+    move |source| TableError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl TableError {
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            TableError::Io { path, .. }
+            | TableError::CorruptHeader { path, .. }
+            | TableError::TrailingBytes { path, .. }
+            | TableError::Version { path, .. }
+            | TableError::WrongTable { path, .. } => path,
+            TableError::BadMagic(path)
+            | TableError::Truncated(path)
+            | TableError::CorruptPayload(path) => path,
+        }
+    }
+
+    /// True when the file exists but its contents are wrong (not an I/O failure).
+    pub fn is_damage(&self) -> bool {
+        !matches!(self, TableError::Io { .. })
+    }
+}

@@ -1,0 +1,404 @@
+//! The on-disk layout: magic, versions, the header and its sections (every version still
+//! read), the one-byte DTM form, and the checks a header must pass before anything else is read.
+
+use super::*;
+use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN};
+use bincode::{Decode, Encode};
+use serde::Serialize;
+use std::path::Path;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// First bytes of every table file.
+pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
+/// Version of the file layout written; readers accept it and [`OLDEST_READABLE_VERSION`].
+pub const FORMAT_VERSION: u32 = 6;
+/// Oldest layout still read (3: WDL in zstd frames, no dictionaries; 4: with dictionaries;
+/// 5: WDL blocks of one stream and any size, payload right after the header).
+pub const OLDEST_READABLE_VERSION: u32 = 3;
+/// From format 6 the payload starts at a multiple of this many bytes from the file's start, so
+/// every WDL block is one cache line of the memory map.
+pub const PAYLOAD_ALIGN: usize = 64;
+/// Version of the position <-> index scheme (crate::index).
+pub const INDEX_VERSION: u32 = 1;
+/// Positions per DTM block (2 KiB before compression when distances fit in a byte).
+///
+/// A probe that misses the cache decompresses one block, so the block size sets the probe
+/// time: 32,768-position blocks took 49 us a probe on the ten largest 5-men tables for 0.519
+/// bits a position over all 5-men sets; these take 7.5-10 us for 0.787 bits
+/// (`cargo bench --bench probe`). (WDL blocks are cut at 64 bytes instead: see `lzh`.)
+pub const DTM_BLOCK: u32 = 1 << 11;
+/// File extension of table files.
+pub const EXTENSION: &str = "ctb";
+/// Largest header a reader accepts (a corrupted length must not make it allocate gigabytes).
+pub(super) const MAX_HEADER: u32 = 64 << 20;
+/// Win/draw/loss counts and the longest win for one side to move.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode, Serialize)]
+pub struct SideStats {
+    /// Legal positions as a player counts them (both mirror images, like pieces unordered).
+    pub positions: u64,
+    /// Positions the side to move wins.
+    pub win: u64,
+    /// Drawn positions.
+    pub draw: u64,
+    /// Positions the side to move loses.
+    pub loss: u64,
+    /// Longest win in plies (0 if there is no win).
+    pub longest_win: u16,
+    /// One position with the longest win.
+    pub longest_win_fen: Option<String>,
+    /// Longest loss in plies.
+    pub longest_loss: u16,
+    /// One position with the longest loss.
+    pub longest_loss_fen: Option<String>,
+    /// Wins decided by the perpetual-check rule (included in `win`; draws under `plain`).
+    pub rule_win: u64,
+    /// Losses decided by the perpetual-check rule (included in `loss`).
+    pub rule_loss: u64,
+    /// One position won by the rule.
+    pub rule_win_fen: Option<String>,
+    /// One position lost by the rule.
+    pub rule_loss_fen: Option<String>,
+}
+
+/// Where one section's blocks lie.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct Section {
+    /// Positions per block.
+    pub block_values: u32,
+    /// Bytes per value before packing: 0 for 2-bit WDL, 1 or 2 for DTM.
+    pub value_bytes: u8,
+    /// Offsets of the blocks from the start of the payload, red to move first, then black;
+    /// one more entry than blocks (the end).
+    pub offsets: Vec<u64>,
+    /// xxh3-64 of the section's bytes.
+    pub checksum: u64,
+    /// zstd dictionary every block of the section was compressed with (empty: none).
+    pub dictionary: Vec<u8>,
+    /// How the blocks are compressed.
+    pub codec: Codec,
+    /// [`Codec::Lzh`]: the section's Huffman code lengths (empty otherwise).
+    pub codes: Vec<u8>,
+    /// [`Codec::Lzh`]: values held by each block, red to move first (blocks end where a side
+    /// ends); `offsets` then holds only the section's start and end.
+    pub block_counts: Vec<u32>,
+    /// [`Codec::Lzh`] in format 5: bytes of each block (blocks of one stream, any size).
+    pub block_sizes: Vec<u32>,
+    /// [`Codec::Lzh`] from format 6: bytes of the first stream of each block (blocks of
+    /// [`lzh::BLOCK_BYTES`] holding two streams; see [`lzh::Layout::Paired`]).
+    pub block_splits: Vec<u8>,
+    /// [`Codec::Lzh`]: xxh3-64 of each [`CHECK_CHUNK`] bytes of the section (the last may be
+    /// shorter), checked the first time a probe reads from the chunk.
+    pub chunk_sums: Vec<u64>,
+}
+
+/// Bytes of a [`Codec::Lzh`] section covered by one checksum.
+pub const CHECK_CHUNK: usize = 16 << 10;
+
+/// Block compression of a section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Encode, Decode)]
+pub enum Codec {
+    /// Each block a zstd frame with its content checksum (DTM; WDL before format 5, 2-bit
+    /// values four to a byte).
+    Zstd,
+    /// Each block LZ77 tokens with codes shared by the section (WDL from format 5, one value
+    /// per slot; from format 6 in blocks of one cache line holding two streams); see `lzh`.
+    Lzh,
+}
+
+/// A section as version 4 stored it (always zstd).
+#[derive(Decode)]
+pub(super) struct SectionV4 {
+    block_values: u32,
+    value_bytes: u8,
+    offsets: Vec<u64>,
+    checksum: u64,
+    dictionary: Vec<u8>,
+}
+
+impl From<SectionV4> for Section {
+    fn from(s: SectionV4) -> Self {
+        SectionV5 {
+            block_values: s.block_values,
+            value_bytes: s.value_bytes,
+            offsets: s.offsets,
+            checksum: s.checksum,
+            dictionary: s.dictionary,
+            codec: Codec::Zstd,
+            codes: vec![],
+            block_counts: vec![],
+            block_sizes: vec![],
+            chunk_sums: vec![],
+        }
+        .into()
+    }
+}
+
+/// A section as version 5 stored it (WDL blocks of one stream, any size).
+#[derive(Decode)]
+pub(super) struct SectionV5 {
+    block_values: u32,
+    value_bytes: u8,
+    offsets: Vec<u64>,
+    checksum: u64,
+    dictionary: Vec<u8>,
+    codec: Codec,
+    codes: Vec<u8>,
+    block_counts: Vec<u32>,
+    block_sizes: Vec<u32>,
+    chunk_sums: Vec<u64>,
+}
+
+impl From<SectionV5> for Section {
+    fn from(s: SectionV5) -> Self {
+        Section {
+            block_values: s.block_values,
+            value_bytes: s.value_bytes,
+            offsets: s.offsets,
+            checksum: s.checksum,
+            dictionary: s.dictionary,
+            codec: s.codec,
+            codes: s.codes,
+            block_counts: s.block_counts,
+            block_sizes: s.block_sizes,
+            block_splits: vec![],
+            chunk_sums: s.chunk_sums,
+        }
+    }
+}
+
+/// A section as version 3 stored it (version 4 without a dictionary).
+#[derive(Decode)]
+pub(super) struct SectionV3 {
+    block_values: u32,
+    value_bytes: u8,
+    offsets: Vec<u64>,
+    checksum: u64,
+}
+
+impl From<SectionV3> for Section {
+    fn from(s: SectionV3) -> Self {
+        SectionV4 {
+            block_values: s.block_values,
+            value_bytes: s.value_bytes,
+            offsets: s.offsets,
+            checksum: s.checksum,
+            dictionary: vec![],
+        }
+        .into()
+    }
+}
+
+/// A header as versions 3 to 5 stored it: today's fields, with sections of layout `S`.
+#[derive(Decode)]
+pub(super) struct OldHeader<S> {
+    format_version: u32,
+    rules: String,
+    material: String,
+    index_version: u32,
+    slots: u64,
+    wdl: S,
+    dtm: S,
+    stats: [SideStats; 2],
+}
+
+impl<S: Into<Section>> From<OldHeader<S>> for Header {
+    fn from(h: OldHeader<S>) -> Self {
+        Header {
+            format_version: h.format_version,
+            rules: h.rules,
+            material: h.material,
+            index_version: h.index_version,
+            slots: h.slots,
+            wdl: h.wdl.into(),
+            dtm: h.dtm.into(),
+            stats: h.stats,
+        }
+    }
+}
+
+/// Everything a table file says about itself.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct Header {
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// Rule set name (`plain`).
+    pub rules: String,
+    /// Material in the canonical colouring the table is stored in (ASCII name).
+    pub material: String,
+    /// [`INDEX_VERSION`] of the writer.
+    pub index_version: u32,
+    /// Slots per side to move.
+    pub slots: u64,
+    /// Win/draw/loss section.
+    pub wdl: Section,
+    /// Distance-to-mate section.
+    pub dtm: Section,
+    /// Statistics per side to move (red, black).
+    pub stats: [SideStats; 2],
+}
+
+/// One-byte DTM form: distances below 0xFD as they are, then rule loss, rule win, draw.
+#[inline]
+pub(super) fn dtm_byte(v: u16) -> u8 {
+    match v {
+        STORED_DRAW => 0xFF,
+        STORED_RULE_WIN => 0xFE,
+        STORED_RULE_LOSS => 0xFD,
+        n => n as u8,
+    }
+}
+
+#[inline]
+pub(super) fn dtm_from_byte(b: u8) -> u16 {
+    match b {
+        0xFF => STORED_DRAW,
+        0xFE => STORED_RULE_WIN,
+        0xFD => STORED_RULE_LOSS,
+        n => n as u16,
+    }
+}
+
+pub(super) fn check_section(s: &Section, slots: u64) -> bool {
+    if s.block_values == 0 || s.value_bytes > 2 || s.offsets.is_empty() {
+        return false;
+    }
+    if s.codec == Codec::Lzh {
+        return s.value_bytes == 0
+            && s.dictionary.is_empty()
+            && s.offsets.len() == 2
+            && s.offsets[0] <= s.offsets[1]
+            && s.chunk_sums.len()
+                == ((s.offsets[1] - s.offsets[0]) as usize).div_ceil(CHECK_CHUNK)
+            && lzh::BlockIndex::new(s, slots).is_some();
+    }
+    if !s.codes.is_empty()
+        || !s.block_counts.is_empty()
+        || !s.block_sizes.is_empty()
+        || !s.block_splits.is_empty()
+        || !s.chunk_sums.is_empty()
+    {
+        return false;
+    }
+    // Checked: a crafted header may claim any slot count.
+    let Some(blocks) = slots.div_ceil(s.block_values as u64).checked_mul(2) else {
+        return false;
+    };
+    s.offsets.len() as u64 == blocks.saturating_add(1) && s.offsets.windows(2).all(|w| w[0] <= w[1])
+}
+
+/// Reads and checks the header of a table held in `bytes`; returns it and the payload offset.
+pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableError> {
+    if bytes.len() >= 8 && &bytes[..8] != MAGIC {
+        return Err(TableError::BadMagic(path.into()));
+    }
+    if bytes.len() < 20 {
+        return Err(TableError::Truncated(path.into()));
+    }
+    let len = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    let sum = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    if len > MAX_HEADER {
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "its length is past the limit",
+        });
+    }
+    let end = 20 + len as usize;
+    if bytes.len() < end {
+        return Err(TableError::Truncated(path.into()));
+    }
+    let head = &bytes[20..end];
+    if xxh3_64(head) != sum {
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "checksum mismatch",
+        });
+    }
+    let config = bincode::config::standard().with_limit::<{ 64 << 20 }>();
+    let corrupt = |_| TableError::CorruptHeader {
+        path: path.into(),
+        check: "its version does not decode",
+    };
+    // The version comes first in every layout; it says how to read the rest.
+    let (version, _): (u32, usize) = bincode::decode_from_slice(head, config).map_err(corrupt)?;
+    /// Decodes a header stored as `H`.
+    fn decode<H: Decode<()> + Into<Header>>(head: &[u8]) -> Option<(Header, usize)> {
+        let config = bincode::config::standard().with_limit::<{ 64 << 20 }>();
+        let (h, used): (H, usize) = bincode::decode_from_slice(head, config).ok()?;
+        Some((h.into(), used))
+    }
+    let decoded = match version {
+        OLDEST_READABLE_VERSION => decode::<OldHeader<SectionV3>>(head),
+        4 => decode::<OldHeader<SectionV4>>(head),
+        5 => decode::<OldHeader<SectionV5>>(head),
+        FORMAT_VERSION => decode::<Header>(head),
+        _ => {
+            return Err(TableError::Version {
+                path: path.into(),
+                found: version,
+                index: 0,
+            });
+        }
+    };
+    let (header, used) = decoded.ok_or_else(|| TableError::CorruptHeader {
+        path: path.into(),
+        check: "it does not decode",
+    })?;
+    if used != head.len() {
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "bytes after its end",
+        });
+    }
+    if header.index_version != INDEX_VERSION {
+        return Err(TableError::Version {
+            path: path.into(),
+            found: header.format_version,
+            index: header.index_version,
+        });
+    }
+    // From format 6 the payload starts on a line boundary; the bytes before it are zeros.
+    let start = if version >= 6 {
+        end.next_multiple_of(PAYLOAD_ALIGN)
+    } else {
+        end
+    };
+    if bytes.len() < start {
+        return Err(TableError::Truncated(path.into()));
+    }
+    if bytes[end..start].iter().any(|&b| b != 0) {
+        return Err(TableError::CorruptHeader {
+            path: path.into(),
+            check: "the padding before the payload is not zeros",
+        });
+    }
+    let payload_len = (bytes.len() - start) as u64;
+    let corrupt = |check| TableError::CorruptHeader {
+        path: path.into(),
+        check,
+    };
+    if !check_section(&header.wdl, header.slots) {
+        return Err(corrupt("the WDL section's block layout"));
+    }
+    if !check_section(&header.dtm, header.slots) {
+        return Err(corrupt("the DTM section's block layout"));
+    }
+    if header.wdl.value_bytes != 0 || header.dtm.value_bytes == 0 {
+        return Err(corrupt("the sections' value widths"));
+    }
+    if header.wdl.offsets.first() != Some(&0)
+        || header.wdl.offsets.last() != header.dtm.offsets.first()
+    {
+        return Err(corrupt("the sections do not follow each other"));
+    }
+    let stored_end = header.dtm.offsets.last().copied().unwrap_or(0);
+    if stored_end > payload_len {
+        return Err(TableError::Truncated(path.into()));
+    }
+    if stored_end < payload_len {
+        return Err(TableError::TrailingBytes {
+            path: path.into(),
+            extra: payload_len - stored_end,
+        });
+    }
+    Ok((header, start))
+}

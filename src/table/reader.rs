@@ -1,0 +1,438 @@
+//! Reading tables: the file through a memory map, blocks decompressed on demand into a small
+//! cache, whole sections for the generator and the verifier.
+
+use super::*;
+use memmap2::Mmap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Most decompressed blocks kept per table (a table with fewer blocks keeps them all).
+pub(super) const CACHE_SLOTS: usize = 256;
+
+/// Which section of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SectionKind {
+    /// Win/draw/loss, 2 bits a position.
+    Wdl,
+    /// Distance to mate.
+    Dtm,
+}
+
+thread_local! {
+    /// This thread's zstd decompression context, made on first use.
+    static DCTX: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A decompressed block and its key (section and block number).
+pub(super) type CachedBlock = (u64, Arc<Vec<u8>>);
+
+/// A table file opened through a memory map; blocks are decompressed on demand and the most
+/// recent ones kept in a small cache. `Send + Sync`.
+pub struct TableFile {
+    path: PathBuf,
+    map: Mmap,
+    header: Header,
+    payload_start: usize,
+    cache: Vec<Mutex<Option<CachedBlock>>>,
+    /// Prepared dictionaries of the sections that have one (WDL, DTM).
+    dictionaries: [Option<zstd::dict::DecoderDictionary<'static>>; 2],
+    /// Decoder and block index of the WDL section when it is [`Codec::Lzh`].
+    wdl_decoder: Option<(lzh::BlockDecoder, lzh::BlockIndex)>,
+    /// One bit per [`CHECK_CHUNK`] of an [`Codec::Lzh`] WDL section: checksum seen to match.
+    verified: Vec<AtomicU64>,
+}
+
+impl TableFile {
+    /// Opens and checks a table file: magic, versions, header checksum, section layout and
+    /// size. Payload checksums are checked by [`TableFile::verify_checksums`] and each block's
+    /// own checksum whenever it is decompressed.
+    pub fn open(path: &Path) -> Result<TableFile, TableError> {
+        let file = fs::File::open(path).map_err(io_err(path))?;
+        // SAFETY: the map is read-only; tables are written to a new file and renamed into
+        // place, so a finished file is never modified while mapped.
+        let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
+        let (header, payload_start) = parse_header(path, &map)?;
+        let blocks = header.dtm.offsets.len()
+            + match header.wdl.codec {
+                Codec::Zstd => header.wdl.offsets.len(),
+                Codec::Lzh => 0,
+            };
+        let prepare = |s: &Section| {
+            (!s.dictionary.is_empty())
+                .then(|| zstd::dict::DecoderDictionary::try_copy(&s.dictionary))
+                .transpose()
+                .map_err(|_| TableError::CorruptHeader {
+                    path: path.into(),
+                    check: "a zstd dictionary does not load",
+                })
+        };
+        let dictionaries = [prepare(&header.wdl)?, prepare(&header.dtm)?];
+        let wdl_decoder = match header.wdl.codec {
+            Codec::Lzh => Some(
+                lzh::BlockDecoder::new(&header.wdl.codes)
+                    .zip(lzh::BlockIndex::new(&header.wdl, header.slots))
+                    .ok_or_else(|| TableError::CorruptHeader {
+                        path: path.into(),
+                        check: "the WDL codes or block index",
+                    })?,
+            ),
+            Codec::Zstd => None,
+        };
+        let verified = (0..header.wdl.chunk_sums.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        Ok(TableFile {
+            dictionaries,
+            wdl_decoder,
+            verified,
+            path: path.to_path_buf(),
+            map,
+            header,
+            payload_start,
+            cache: (0..CACHE_SLOTS.min(blocks))
+                .map(|_| Mutex::new(None))
+                .collect(),
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where the payload starts in the file (from format 6 a multiple of [`PAYLOAD_ALIGN`]).
+    pub fn payload_start(&self) -> usize {
+        self.payload_start
+    }
+
+    /// Size of the file in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Compressed bytes of one section.
+    pub fn section_bytes(&self, kind: SectionKind) -> u64 {
+        let s = self.section(kind);
+        s.offsets.last().copied().unwrap_or(0) - s.offsets.first().copied().unwrap_or(0)
+    }
+
+    fn section(&self, kind: SectionKind) -> &Section {
+        match kind {
+            SectionKind::Wdl => &self.header.wdl,
+            SectionKind::Dtm => &self.header.dtm,
+        }
+    }
+
+    pub(super) fn payload(&self) -> &[u8] {
+        &self.map[self.payload_start..]
+    }
+
+    /// Checks both sections against their checksums.
+    pub fn verify_checksums(&self) -> Result<(), TableError> {
+        for kind in [SectionKind::Wdl, SectionKind::Dtm] {
+            let s = self.section(kind);
+            let (a, b) = (
+                s.offsets[0] as usize,
+                *s.offsets.last().expect("end") as usize,
+            );
+            if xxh3_64(&self.payload()[a..b]) != s.checksum {
+                return Err(TableError::CorruptPayload(self.path.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the chunks of the WDL section that `range` of the payload touches against their
+    /// checksums, unless already done.
+    fn check_chunks(&self, range: &std::ops::Range<usize>) -> Result<(), TableError> {
+        let s = &self.header.wdl;
+        let (base, end) = (s.offsets[0] as usize, s.offsets[1] as usize);
+        for c in (range.start - base) / CHECK_CHUNK..=(range.end - 1 - base) / CHECK_CHUNK {
+            let (word, bit) = (&self.verified[c / 64], 1u64 << (c % 64));
+            if word.load(Ordering::Relaxed) & bit != 0 {
+                continue;
+            }
+            let a = base + c * CHECK_CHUNK;
+            let bytes = &self.payload()[a..(a + CHECK_CHUNK).min(end)];
+            if xxh3_64(bytes) != s.chunk_sums[c] {
+                return Err(TableError::CorruptPayload(self.path.clone()));
+            }
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Values held by block `b` (counted over both sides) of section `s`.
+    fn block_len(&self, s: &Section, b: usize) -> usize {
+        let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+        let first = (b % per_side) as u64 * s.block_values as u64;
+        (self.header.slots - first).min(s.block_values as u64) as usize
+    }
+
+    /// Decompresses block `b` (counted over both sides) of a zstd section.
+    fn decompress(&self, kind: SectionKind, b: usize) -> Result<Vec<u8>, TableError> {
+        let mut raw = Vec::new();
+        self.decompress_into(kind, b, &mut raw)?;
+        Ok(raw)
+    }
+
+    /// Decompresses block `b` into `raw`, reusing its capacity.
+    fn decompress_into(
+        &self,
+        kind: SectionKind,
+        b: usize,
+        raw: &mut Vec<u8>,
+    ) -> Result<(), TableError> {
+        let s = self.section(kind);
+        let n = self.block_len(s, b);
+        let want = match s.value_bytes {
+            0 => n.div_ceil(4),
+            k => n * k as usize,
+        };
+        let (a, z) = (s.offsets[b] as usize, s.offsets[b + 1] as usize);
+        let frame = &self.payload()[a..z];
+        raw.clear();
+        raw.reserve(want);
+        // One decompression context per thread: creating one costs more than a small block.
+        let done = DCTX.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let dctx = cell.get_or_insert_with(zstd::zstd_safe::DCtx::create);
+            match &self.dictionaries[kind as usize] {
+                Some(d) => dctx.decompress_using_ddict(raw, frame, d.as_ddict()),
+                None => dctx.decompress(raw, frame),
+            }
+        });
+        if done.is_err() || raw.len() != want {
+            return Err(TableError::CorruptPayload(self.path.clone()));
+        }
+        Ok(())
+    }
+
+    /// Block `b` of a section through the cache. A miss decompresses into the buffer of the
+    /// block it evicts when no reader holds that any more, so a warm cache allocates nothing.
+    fn cached_block(&self, kind: SectionKind, b: usize) -> Result<Arc<Vec<u8>>, TableError> {
+        let key = ((kind as u64) << 40) | b as u64;
+        // Direct-mapped: WDL blocks first, then DTM blocks, so a small table never collides.
+        let n = match kind {
+            SectionKind::Wdl => b,
+            SectionKind::Dtm => self.header.wdl.offsets.len() - 1 + b,
+        };
+        let slot = &self.cache[n % self.cache.len()];
+        let evicted = {
+            let mut held = slot.lock().expect("cache lock");
+            if let Some((k, block)) = held.as_ref()
+                && *k == key
+            {
+                return Ok(block.clone());
+            }
+            held.take()
+        };
+        // The evicted buffer is reused unless a reader still holds it (out of the slot, it
+        // can gain no new holder).
+        let mut block = evicted.map_or_else(Arc::default, |(_, old)| old);
+        if Arc::get_mut(&mut block).is_none() {
+            block = Arc::default();
+        }
+        let buffer = Arc::get_mut(&mut block).expect("a block no reader holds");
+        self.decompress_into(kind, b, buffer)?;
+        *slot.lock().expect("cache lock") = Some((key, block.clone()));
+        Ok(block)
+    }
+
+    fn locate(&self, kind: SectionKind, side: usize, index: u64) -> (usize, usize) {
+        let s = self.section(kind);
+        let per_side = self.header.slots.div_ceil(s.block_values as u64);
+        let b = side as u64 * per_side + index / s.block_values as u64;
+        (b as usize, (index % s.block_values as u64) as usize)
+    }
+
+    /// Win/draw/loss code (0 loss, 1 draw, 2 win) of slot `index` with `side` (0 red, 1 black)
+    /// to move. Meaningless for unused slots.
+    pub fn wdl(&self, side: usize, index: u64) -> Result<u8, TableError> {
+        if let Some((decoder, blocks)) = &self.wdl_decoder {
+            let (block, at) = blocks.locate(side as u64 * self.header.slots + index);
+            self.check_chunks(&block.bytes)?;
+            return decoder
+                .value_at(&self.payload()[block.bytes.clone()], &block, at)
+                .ok_or_else(|| TableError::CorruptPayload(self.path.clone()));
+        }
+        let (b, at) = self.locate(SectionKind::Wdl, side, index);
+        let block = self.cached_block(SectionKind::Wdl, b)?;
+        Ok((block[at / 4] >> (2 * (at % 4))) & 3)
+    }
+
+    /// Stored distance value (see [`crate::value::Value`]) of slot `index` with `side` to move.
+    pub fn dtm(&self, side: usize, index: u64) -> Result<u16, TableError> {
+        let (b, at) = self.locate(SectionKind::Dtm, side, index);
+        let block = self.cached_block(SectionKind::Dtm, b)?;
+        Ok(match self.header.dtm.value_bytes {
+            1 => dtm_from_byte(block[at]),
+            _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
+        })
+    }
+
+    /// Every win/draw/loss code (0 loss, 1 draw, 2 win), per side to move (checksums checked).
+    pub fn load_wdl(&self) -> Result<[Vec<u8>; 2], TableError> {
+        use rayon::prelude::*;
+        self.verify_checksums()?;
+        let s = &self.header.wdl;
+        let corrupt = || TableError::CorruptPayload(self.path.clone());
+        let blocks: Vec<Vec<u8>> = match &self.wdl_decoder {
+            Some((decoder, index)) => (0..index.blocks())
+                .into_par_iter()
+                .map(|b| {
+                    let block = index.block(b);
+                    decoder
+                        .decode(&self.payload()[block.bytes.clone()], &block)
+                        .ok_or_else(corrupt)
+                })
+                .collect::<Result<_, _>>()?,
+            None => {
+                let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+                (0..2 * per_side)
+                    .into_par_iter()
+                    .map(|b| {
+                        let n = self.block_len(s, b);
+                        Ok(self
+                            .decompress(SectionKind::Wdl, b)?
+                            .iter()
+                            .flat_map(|&byte| (0..4).map(move |k| (byte >> (2 * k)) & 3))
+                            .take(n)
+                            .collect())
+                    })
+                    .collect::<Result<_, TableError>>()?
+            }
+        };
+        let mut all = blocks.concat();
+        if all.len() as u64 != 2 * self.header.slots {
+            return Err(corrupt());
+        }
+        let black = all.split_off(self.header.slots as usize);
+        Ok([all, black])
+    }
+
+    /// Every stored distance value, per side to move (checksums checked).
+    pub fn load_dtm(&self) -> Result<DtmValues, TableError> {
+        self.verify_checksums()?;
+        Ok(DtmValues([self.read_dtm_side(0)?, self.read_dtm_side(1)?]))
+    }
+
+    /// The DTM section of one side to move (0 red, 1 black) read whole, after checking the
+    /// checksums: what the generator needs of a sub-table, whose positions after a capture
+    /// all have the same side to move.
+    ///
+    /// # Errors
+    /// As [`TableFile::load_dtm`].
+    pub fn load_dtm_of(&self, side: usize) -> Result<DtmSide, TableError> {
+        self.verify_checksums()?;
+        self.read_dtm_side(side)
+    }
+
+    /// One side's DTM section in the file's width.
+    fn read_dtm_side(&self, side: usize) -> Result<DtmSide, TableError> {
+        let byte = |[b]: [u8; 1]| b;
+        Ok(match self.header.dtm.value_bytes {
+            1 => DtmSide::Bytes(self.load_dtm_side(side, byte)?),
+            _ => DtmSide::Words(self.load_dtm_side(side, u16::from_le_bytes)?),
+        })
+    }
+
+    /// One side's DTM values, each made by `value` from its bytes, block by block into one
+    /// vector (no copy of the whole).
+    fn load_dtm_side<T: Copy + Default + Send, const N: usize>(
+        &self,
+        side: usize,
+        value: impl Fn([u8; N]) -> T + Sync,
+    ) -> Result<Vec<T>, TableError> {
+        use rayon::prelude::*;
+        let s = &self.header.dtm;
+        let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+        let mut out = vec![T::default(); self.header.slots as usize];
+        out.par_chunks_mut(s.block_values as usize)
+            .enumerate()
+            .try_for_each(|(b, dst)| {
+                let raw = self.decompress(SectionKind::Dtm, side * per_side + b)?;
+                if raw.len() != dst.len() * N {
+                    return Err(TableError::CorruptPayload(self.path.clone()));
+                }
+                for (d, c) in dst.iter_mut().zip(raw.chunks_exact(N)) {
+                    *d = value(c.try_into().expect("chunks of N bytes"));
+                }
+                Ok(())
+            })?;
+        Ok(out)
+    }
+}
+
+/// One side to move's DTM section read whole, one or two bytes a value as the file stores them.
+pub enum DtmSide {
+    /// The one-byte form (distances below 0xFD, then rule loss, rule win, draw).
+    Bytes(Vec<u8>),
+    /// Stored values.
+    Words(Vec<u16>),
+}
+
+impl DtmSide {
+    /// The stored value of `slot`.
+    #[inline]
+    pub fn stored(&self, slot: u64) -> u16 {
+        match self {
+            DtmSide::Bytes(b) => dtm_from_byte(b[slot as usize]),
+            DtmSide::Words(w) => w[slot as usize],
+        }
+    }
+
+    /// Every value in the stored form.
+    pub fn into_stored(self) -> Vec<u16> {
+        match self {
+            DtmSide::Bytes(b) => b.into_iter().map(dtm_from_byte).collect(),
+            DtmSide::Words(w) => w,
+        }
+    }
+}
+
+/// A table's DTM section read whole, both sides to move (red, black).
+pub struct DtmValues(pub [DtmSide; 2]);
+
+impl DtmValues {
+    /// The stored value of `slot` with `side` (0 red, 1 black) to move.
+    #[inline]
+    pub fn stored(&self, side: usize, slot: u64) -> u16 {
+        self.0[side].stored(slot)
+    }
+
+    /// Every value in the stored form.
+    pub fn into_stored(self) -> [Vec<u16>; 2] {
+        self.0.map(DtmSide::into_stored)
+    }
+}
+
+/// A whole table read into memory.
+pub struct LoadedTable {
+    /// The file's header.
+    pub header: Header,
+    /// Values per side to move (red, black), in stored form.
+    pub values: [Vec<u16>; 2],
+    /// Size of the file in bytes.
+    pub file_bytes: u64,
+}
+
+/// Reads a whole table file into memory, checking everything.
+pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
+    let file = TableFile::open(path)?;
+    let values = file.load_dtm()?.into_stored();
+    Ok(LoadedTable {
+        header: file.header.clone(),
+        values,
+        file_bytes: file.file_bytes(),
+    })
+}

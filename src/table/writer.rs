@@ -1,0 +1,526 @@
+//! Writing tables: the values compressed block by block into a temporary file renamed when
+//! complete, the temporary files of dead writers removed, and `repack` to the current format.
+
+use super::*;
+use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::xxh3_64;
+
+/// What follows [`EXTENSION`] in the name of a table being written, before the writer's
+/// process id: `KRK.asian.ctb.tmp1234`.
+pub(super) const TEMPORARY: &str = ".tmp";
+
+/// The temporary file of this process for the file `path`, named `tag` among several
+/// (`""` for the table being written): [`remove_stale_temporaries`] removes it if the process
+/// dies before it does.
+pub fn temporary_path(path: &Path, tag: &str) -> std::path::PathBuf {
+    let dot = if tag.is_empty() { "" } else { "." };
+    path.with_extension(format!(
+        "{tag}{dot}{EXTENSION}{TEMPORARY}{}",
+        std::process::id()
+    ))
+}
+
+/// Removes from `dir` the temporary files of writers that no longer run (a generation
+/// killed while writing), so they do not pile up; returns how many. Only where the running
+/// processes can be told (`/proc`); elsewhere none is removed.
+///
+/// # Errors
+/// The folder cannot be read, or a stale file cannot be removed.
+pub fn remove_stale_temporaries(dir: &Path) -> std::io::Result<usize> {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return Ok(0);
+    }
+    let mut removed = 0;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some((_, pid)) = name
+            .to_str()
+            .and_then(|n| n.split_once(&format!(".{EXTENSION}{TEMPORARY}")))
+        else {
+            continue;
+        };
+        let alive = pid
+            .parse::<u32>()
+            .is_ok_and(|p| proc.join(p.to_string()).exists());
+        if !alive {
+            fs::remove_file(entry.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+pub(super) const ZSTD_LEVEL: i32 = 15;
+/// The stored values of both sides to move, as the writer reads them: whole arrays, or the
+/// generator's cells of one byte a position.
+pub trait ValueSource: Sync {
+    /// Slots per side to move.
+    fn slots(&self) -> u64;
+
+    /// Stored value of `slot` with side `side` (0 red, 1 black) to move.
+    fn stored(&self, side: usize, slot: u64) -> u16;
+
+    /// Consumes the values into the WDL code ([`wdl_code`]) of every slot of each side, a slot
+    /// without a legal position taking the code of the slot before it (a draw at the start).
+    fn into_wdl_codes(self) -> [WdlCodes; 2];
+}
+
+/// One side's WDL codes, a byte a slot, held in words so that the generator's cells become
+/// them where they are.
+pub struct WdlCodes {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl WdlCodes {
+    /// The first `len` bytes of `words` (in memory order).
+    pub fn new(words: Vec<u64>, len: usize) -> WdlCodes {
+        assert!(len <= 8 * words.len(), "the words hold the codes");
+        WdlCodes { words, len }
+    }
+
+    /// The codes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+
+    /// The codes, to change.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
+    }
+}
+
+impl ValueSource for [Vec<u16>; 2] {
+    fn slots(&self) -> u64 {
+        self[0].len() as u64
+    }
+
+    fn stored(&self, side: usize, slot: u64) -> u16 {
+        self[side][slot as usize]
+    }
+
+    fn into_wdl_codes(self) -> [WdlCodes; 2] {
+        self.map(|mut side| {
+            fill_dont_care(&mut side);
+            let words = side
+                .chunks(8)
+                .map(|c| {
+                    let mut bytes = [0u8; 8];
+                    for (b, &v) in bytes.iter_mut().zip(c) {
+                        *b = wdl_code(v);
+                    }
+                    u64::from_ne_bytes(bytes)
+                })
+                .collect();
+            WdlCodes::new(words, side.len())
+        })
+    }
+}
+
+/// Replaces illegal markers by the previous value so they compress away.
+pub(super) fn fill_dont_care(values: &mut [u16]) {
+    let mut last = STORED_DRAW;
+    for v in values {
+        if *v == STORED_ILLEGAL {
+            *v = last;
+        } else {
+            last = *v;
+        }
+    }
+}
+
+/// The values of `slots` of one side, illegal slots filled as [`fill_dont_care`] fills them.
+pub(super) fn filled_block(
+    values: &impl ValueSource,
+    side: usize,
+    slots: std::ops::Range<u64>,
+) -> Vec<u16> {
+    let mut last = (0..slots.start)
+        .rev()
+        .map(|i| values.stored(side, i))
+        .find(|&v| v != STORED_ILLEGAL)
+        .unwrap_or(STORED_DRAW);
+    slots
+        .map(|i| match values.stored(side, i) {
+            STORED_ILLEGAL => last,
+            v => {
+                last = v;
+                v
+            }
+        })
+        .collect()
+}
+
+/// 0 loss, 1 draw, 2 win for a stored value (results by rule count as wins and losses).
+#[inline]
+pub(crate) fn wdl_code(v: u16) -> u8 {
+    match v {
+        STORED_DRAW => 1,
+        STORED_RULE_WIN => 2,
+        STORED_RULE_LOSS => 0,
+        n if n % 2 == 1 => 2,
+        _ => 0,
+    }
+}
+
+/// A zstd compressor for DTM blocks with `dictionary` (none if empty), reused from block to
+/// block so that the dictionary is loaded once a thread.
+pub(super) fn compressor(dictionary: &[u8]) -> zstd::bulk::Compressor<'static> {
+    let mut c =
+        zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, dictionary).expect("zstd compressor");
+    c.include_checksum(true).expect("zstd checksum flag");
+    c
+}
+
+/// One zstd frame, in a vector no larger than it (the compressor allocates the worst case).
+pub(super) fn compress(c: &mut zstd::bulk::Compressor, bytes: &[u8]) -> Vec<u8> {
+    let mut frame = c.compress(bytes).expect("in-memory zstd compression");
+    frame.shrink_to_fit();
+    frame
+}
+
+/// Sections with fewer blocks are compressed without a dictionary: on the 4-men sets
+/// (at most about 200 blocks a section) dictionaries saved 0.8% of the bytes and cost 8% of the
+/// generation time.
+pub(super) const DICTIONARY_MIN_BLOCKS: usize = 256;
+/// Blocks a dictionary is trained on, at most (evenly spaced over the section).
+pub(super) const DICTIONARY_TRAINING_BLOCKS: usize = 32;
+/// Blocks compressed with and without the dictionary to judge it.
+pub(super) const DICTIONARY_TRIAL_BLOCKS: usize = 8;
+/// Largest dictionary tried, bytes.
+pub(super) const DICTIONARY_MAX_BYTES: usize = 16 << 10;
+
+/// Every `len / n`-th index below `len`, about `n` of them.
+pub(super) fn spread(len: usize, n: usize) -> impl Iterator<Item = usize> {
+    (0..len).step_by(len.div_ceil(n).max(1))
+}
+
+/// A dictionary trained on `blocks` blocks (`raw(k)` gives block k's bytes), if it makes a
+/// trial sample of them smaller, counting the dictionary's own size against it (the
+/// sample's saving scaled to the whole section).
+pub(super) fn train_dictionary(
+    blocks: usize,
+    raw: impl Fn(usize) -> Vec<u8> + Sync,
+) -> Option<Vec<u8>> {
+    use rayon::prelude::*;
+    if blocks < DICTIONARY_MIN_BLOCKS {
+        return None;
+    }
+    let samples: Vec<Vec<u8>> = spread(blocks, DICTIONARY_TRAINING_BLOCKS)
+        .map(&raw)
+        .collect();
+    let sample_bytes: usize = samples.iter().map(|s| s.len()).sum();
+    let dict =
+        zstd::dict::from_samples(&samples, DICTIONARY_MAX_BYTES.min(sample_bytes / 16)).ok()?;
+    let trial: Vec<usize> = spread(blocks, DICTIONARY_TRIAL_BLOCKS).collect();
+    let (without, with): (usize, usize) = trial
+        .par_iter()
+        .map_init(
+            || (compressor(&[]), compressor(&dict)),
+            |(plain, with_dict), &k| {
+                let b = raw(k);
+                (compress(plain, &b).len(), compress(with_dict, &b).len())
+            },
+        )
+        .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
+    let scale = blocks as f64 / trial.len() as f64;
+    let saving = (without as f64 - with as f64) * scale;
+    (saving > dict.len() as f64).then_some(dict)
+}
+
+/// Raw bytes of one block of a section.
+pub(super) fn block_bytes(filled: &[u16], value_bytes: u8) -> Vec<u8> {
+    match value_bytes {
+        0 => filled
+            .chunks(4)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u8, |acc, (k, &v)| acc | (wdl_code(v) << (2 * k)))
+            })
+            .collect(),
+        1 => filled.iter().map(|&v| dtm_byte(v)).collect(),
+        _ => filled.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
+}
+
+/// One compressed section: its blocks in order, the zstd dictionary they were compressed with
+/// and the LZH codes (each empty when unused).
+pub(super) struct Compressed {
+    blocks: Vec<Vec<u8>>,
+    dictionary: Vec<u8>,
+    codes: Vec<u8>,
+    /// Values per block ([`Codec::Lzh`] only).
+    counts: Vec<u32>,
+    /// Bytes of each block's first stream ([`Codec::Lzh`] only).
+    splits: Vec<u8>,
+}
+
+/// Compresses both sides of one section.
+pub(super) fn compress_wdl(codes: [WdlCodes; 2]) -> Compressed {
+    let (codes, blocks) = lzh::compress(&[codes[0].as_bytes(), codes[1].as_bytes()]);
+    Compressed {
+        counts: blocks.iter().map(|b| b.values).collect(),
+        splits: blocks.iter().map(|b| b.split).collect(),
+        blocks: blocks.into_iter().map(|b| b.bytes).collect(),
+        dictionary: vec![],
+        codes,
+    }
+}
+
+/// Blocks of the DTM section compressed together before they are written out.
+pub(super) const DTM_BATCH_BLOCKS: usize = 1024;
+
+/// Compresses the DTM section, zstd frames of [`DTM_BLOCK`] values of `value_bytes` bytes
+/// each, and writes its frames to `out` a batch at a time, so that the compressed section
+/// is never whole in memory. Returns the section, its offsets counted from the start of
+/// `out`.
+pub(super) fn write_dtm(
+    values: &impl ValueSource,
+    value_bytes: u8,
+    out: &mut impl Write,
+) -> std::io::Result<Section> {
+    use rayon::prelude::*;
+    let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
+    let slots_of = |k: usize| {
+        let start = (k as u64 % per_side) * DTM_BLOCK as u64;
+        start..(start + DTM_BLOCK as u64).min(values.slots())
+    };
+    // Each block's raw bytes are made when it is compressed, never all at once.
+    let raw = |k: usize| {
+        let side = (k as u64 / per_side) as usize;
+        block_bytes(&filled_block(values, side, slots_of(k)), value_bytes)
+    };
+    let blocks = 2 * per_side as usize;
+    let dictionary = train_dictionary(blocks, raw).unwrap_or_default();
+    let mut offsets = vec![0u64];
+    let mut checksum = xxhash_rust::xxh3::Xxh3::new();
+    for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
+        let frames: Vec<Vec<u8>> = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
+            .into_par_iter()
+            .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
+            .collect();
+        for frame in frames {
+            out.write_all(&frame)?;
+            checksum.update(&frame);
+            offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
+        }
+    }
+    Ok(Section {
+        block_values: DTM_BLOCK,
+        value_bytes,
+        offsets,
+        checksum: checksum.digest(),
+        dictionary,
+        codec: Codec::Zstd,
+        codes: vec![],
+        block_counts: vec![],
+        block_sizes: vec![],
+        block_splits: vec![],
+        chunk_sums: vec![],
+    })
+}
+
+/// The DTM section of a table being written: its description (offsets counted from the
+/// start of its bytes) and where its bytes are.
+pub(super) enum DtmBytes<'a> {
+    /// Taken from an earlier file.
+    Reused(&'a [u8]),
+    /// Compressed into this temporary file.
+    Spilled(PathBuf),
+}
+
+/// Appends `c`'s blocks to `payload` and describes them.
+pub(super) fn append_section(
+    payload: &mut Vec<u8>,
+    mut c: Compressed,
+    block_values: u32,
+    value_bytes: u8,
+    codec: Codec,
+) -> Section {
+    let start = payload.len();
+    let mut offsets = vec![start as u64];
+    for b in &c.blocks {
+        payload.extend_from_slice(b);
+        offsets.push(payload.len() as u64);
+    }
+    let (mut block_splits, mut chunk_sums) = (vec![], vec![]);
+    if codec == Codec::Lzh {
+        block_splits = std::mem::take(&mut c.splits);
+        chunk_sums = payload[start..].chunks(CHECK_CHUNK).map(xxh3_64).collect();
+        offsets = vec![start as u64, payload.len() as u64];
+    }
+    Section {
+        block_values,
+        value_bytes,
+        offsets,
+        checksum: xxh3_64(&payload[start..]),
+        dictionary: c.dictionary,
+        codec,
+        codes: c.codes,
+        block_counts: c.counts,
+        block_sizes: vec![],
+        block_splits,
+        chunk_sums,
+    }
+}
+
+/// Writes a table atomically: a temporary file in the same folder, synced, then renamed.
+/// Takes the stored values of both sides to move and fills the slots without a legal
+/// position in place (with the value before them, which costs nothing to compress), so the
+/// values are never copied whole. Returns the file's size in bytes.
+///
+/// # Errors
+/// [`TableError`] if the file cannot be written (the temporary file is removed).
+pub fn write_table(
+    path: &Path,
+    rules: &str,
+    material: &str,
+    values: impl ValueSource,
+    stats: [SideStats; 2],
+) -> Result<u64, TableError> {
+    write_table_reusing(path, rules, material, values, stats, None)
+}
+
+/// [`write_table`], taking the DTM section from `reuse` (a section and its bytes, from a file
+/// holding the same values) when it is what this version would write, zstd frames of
+/// [`DTM_BLOCK`] positions and the same value width, instead of compressing it again.
+pub(super) fn write_table_reusing(
+    path: &Path,
+    rules: &str,
+    material: &str,
+    values: impl ValueSource,
+    stats: [SideStats; 2],
+    reuse: Option<(&Section, &[u8])>,
+) -> Result<u64, TableError> {
+    use rayon::prelude::*;
+    let slots = values.slots();
+    let longest = (0..2 * slots)
+        .into_par_iter()
+        .map(|k| values.stored((k / slots.max(1)) as usize, k % slots.max(1)))
+        .filter(|&v| v <= MAX_DISTANCE)
+        .max()
+        .unwrap_or(0);
+    let dtm_bytes = if longest < 0xFD { 1 } else { 2 };
+    let reusable = reuse.filter(|(old, _)| {
+        old.codec == Codec::Zstd && old.block_values == DTM_BLOCK && old.value_bytes == dtm_bytes
+    });
+    // DTM first, as it reads the values; the WDL codes then take the values' place.
+    let spill = temporary_path(path, "dtm");
+    let (dtm, dtm_bytes) = match reusable {
+        Some((old, bytes)) => {
+            let base = old.offsets[0];
+            let section = Section {
+                offsets: old.offsets.iter().map(|o| o - base).collect(),
+                ..old.clone()
+            };
+            (section, DtmBytes::Reused(bytes))
+        }
+        None => {
+            let spilled = || -> std::io::Result<Section> {
+                let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
+                let section = write_dtm(&values, dtm_bytes, &mut f)?;
+                f.into_inner().map_err(|e| e.into_error())?;
+                Ok(section)
+            };
+            match spilled() {
+                Ok(section) => (section, DtmBytes::Spilled(spill.clone())),
+                Err(e) => {
+                    let _ = fs::remove_file(&spill);
+                    return Err(io_err(path)(e));
+                }
+            }
+        }
+    };
+    let codes = values.into_wdl_codes();
+    let wdl = compress_wdl(codes);
+    let mut payload = Vec::new();
+    let wdl = append_section(
+        &mut payload,
+        wdl,
+        lzh::MAX_BLOCK_VALUES as u32,
+        0,
+        Codec::Lzh,
+    );
+    let dtm_len = dtm.offsets.last().copied().unwrap_or(0);
+    let dtm = Section {
+        offsets: dtm
+            .offsets
+            .iter()
+            .map(|o| o + payload.len() as u64)
+            .collect(),
+        ..dtm
+    };
+    let header = Header {
+        format_version: FORMAT_VERSION,
+        rules: rules.to_string(),
+        material: material.to_string(),
+        index_version: INDEX_VERSION,
+        slots,
+        wdl,
+        dtm,
+        stats,
+    };
+    let head =
+        bincode::encode_to_vec(&header, bincode::config::standard()).expect("header encodes");
+    let padding = (20 + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (20 + head.len());
+    let tmp = temporary_path(path, "");
+    let write = || -> std::io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(MAGIC)?;
+        f.write_all(&(head.len() as u32).to_le_bytes())?;
+        f.write_all(&xxh3_64(&head).to_le_bytes())?;
+        f.write_all(&head)?;
+        f.write_all(&vec![0; padding])?;
+        f.write_all(&payload)?;
+        match &dtm_bytes {
+            DtmBytes::Reused(bytes) => f.write_all(bytes)?,
+            DtmBytes::Spilled(from) => {
+                std::io::copy(&mut fs::File::open(from)?, &mut f)?;
+            }
+        }
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    };
+    let written = write();
+    if let DtmBytes::Spilled(from) = &dtm_bytes {
+        let _ = fs::remove_file(from);
+    }
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err(path)(e));
+    }
+    Ok((20 + head.len() + padding) as u64 + payload.len() as u64 + dtm_len)
+}
+
+/// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
+/// rule set and statistics; everything is checked on the way in. Returns the file's size in
+/// bytes before and after.
+/// A DTM section already in the current layout is copied, not compressed again.
+pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
+    let old = TableFile::open(path)?;
+    if old.header().format_version == FORMAT_VERSION {
+        // Already current: nothing is rewritten (a read-only folder of current tables is
+        // fine). The checksums are still checked.
+        old.verify_checksums()?;
+        return Ok((old.file_bytes(), old.file_bytes()));
+    }
+    // Checks every checksum on the way.
+    let values = old.load_dtm()?.into_stored();
+    let h = old.header();
+    let dtm = &h.dtm;
+    let bytes = &old.payload()[dtm.offsets[0] as usize..*dtm.offsets.last().expect("end") as usize];
+    let new_bytes = write_table_reusing(
+        path,
+        &h.rules,
+        &h.material,
+        values,
+        h.stats.clone(),
+        Some((dtm, bytes)),
+    )?;
+    Ok((old.file_bytes(), new_bytes))
+}
