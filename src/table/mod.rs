@@ -34,7 +34,7 @@
 //!
 //! One job a file: `format.rs` (the layout, its versions and the header's
 //! checks), `error.rs`, `reader.rs` (memory map, block cache, whole sections), `writer.rs`
-//! (compression, atomic writes, repack), and a module per codec (`lzh.rs` on `huffman.rs` for
+//! (compression, atomic writes, repack), and a module per codec (`lzh/` on `huffman.rs` for
 //! WDL; zstd for DTM, inside the reader and writer).
 
 mod error;

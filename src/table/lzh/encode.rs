@@ -1,0 +1,355 @@
+//! Encoding: tokens chosen by a hash-chain match finder within a token budget, symbol
+//! counts for the section's two Huffman codes, and blocks packed into their bit streams.
+
+use super::huffman::{self, BitWriter, Encoder};
+use super::*;
+
+/// The two most recent offsets, as encoder and decoder both track them.
+#[derive(Clone, Copy)]
+pub(super) struct Reps(pub(super) [usize; 2]);
+
+impl Reps {
+    fn update(&mut self, off: usize, rep: Option<usize>) {
+        match rep {
+            Some(0) => {}
+            Some(_) => self.0.swap(0, 1),
+            None => self.0 = [off, self.0[0]],
+        }
+    }
+}
+
+pub(super) fn common_length(values: &[u8], a: usize, b: usize) -> usize {
+    values[a..]
+        .iter()
+        .zip(&values[b..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+#[inline]
+pub(super) fn hash(values: &[u8], i: usize) -> usize {
+    let word = u32::from_le_bytes(values[i..i + 4].try_into().expect("4 bytes"));
+    (word.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize
+}
+
+/// What the tokenizer reports, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Event {
+    Token(Token),
+    /// The block ends after the previous token (a new one starts unless the segment ended).
+    EndOfBlock,
+}
+
+/// Decides where blocks end: each token goes to the two streams of a paired block in turn,
+/// and a block ends before a token that would take it past [`BLOCK_BYTES`] (or
+/// [`MAX_BLOCK_TOKENS`]).
+pub(super) struct Budget<F: Fn(&Token) -> u32> {
+    /// Bits of a token as the block's stream will store it.
+    cost: F,
+    bits: [u32; 2],
+    tokens: usize,
+}
+
+impl<F: Fn(&Token) -> u32> Budget<F> {
+    fn new(cost: F) -> Self {
+        Budget {
+            cost,
+            bits: [0; 2],
+            tokens: 0,
+        }
+    }
+
+    /// Takes `token` into the block if it fits.
+    fn take(&mut self, token: &Token) -> bool {
+        let stream = self.tokens % 2;
+        let mut bits = self.bits;
+        bits[stream] += (self.cost)(token);
+        let bytes = bits[0].div_ceil(8) + bits[1].div_ceil(8);
+        if self.tokens == MAX_BLOCK_TOKENS || bytes as usize > BLOCK_BYTES {
+            return false;
+        }
+        self.bits = bits;
+        self.tokens += 1;
+        true
+    }
+
+    fn reset(&mut self) {
+        self.bits = [0; 2];
+        self.tokens = 0;
+    }
+}
+
+/// Splits one segment into blocks as `budget` allows (greedy matching with one step of
+/// lookahead; matches stay inside their block), in order. Only matches that `codable` accepts
+/// are made (the codes are built from a first pass whose blocks end elsewhere, so a match
+/// length or offset bucket can lack a code; every value's literal has one, since a value's
+/// first appearance in a segment is always a literal).
+pub(super) fn tokenize<F: Fn(&Token) -> u32>(
+    values: &[u8],
+    mut budget: Budget<F>,
+    codable: impl Fn(&Token) -> bool,
+    mut emit: impl FnMut(Event),
+) {
+    let n = values.len();
+    let mut head = vec![u32::MAX; 1 << HASH_BITS];
+    let mut prev = vec![u32::MAX; n];
+    let mut reps = Reps(INITIAL_REPS);
+    let mut block_start = 0;
+    let insert = |i: usize, head: &mut Vec<u32>, prev: &mut Vec<u32>| {
+        if i + 4 <= n {
+            let h = hash(values, i);
+            prev[i] = head[h];
+            head[h] = i as u32;
+        }
+    };
+    // Best match at `i`: (score, token); the score weighs values covered against the cost of
+    // sending a new offset.
+    let best_at = |i: usize, start: usize, reps: &Reps, head: &Vec<u32>, prev: &Vec<u32>| {
+        let mut best = (0i64, Token::Literal(values[i]));
+        for (r, &off) in reps.0.iter().enumerate() {
+            if off <= i - start {
+                let len = common_length(values, i, i - off);
+                let score = 2 * len as i64 - 1;
+                let token = Token::Match {
+                    len,
+                    off,
+                    rep: Some(r),
+                };
+                if len >= MIN_MATCH && score > best.0 && codable(&token) {
+                    best = (score, token);
+                }
+            }
+        }
+        if i + 4 <= n {
+            let mut j = head[hash(values, i)];
+            for _ in 0..CHAIN_DEPTH {
+                if j == u32::MAX || (j as usize) < start || j as usize >= i {
+                    break;
+                }
+                let off = i - j as usize;
+                let len = common_length(values, i, j as usize);
+                let cost = 6 + i64::from(usize::BITS - off.leading_zeros()) / 2;
+                let score = 2 * len as i64 - cost;
+                let token = Token::Match {
+                    len,
+                    off,
+                    rep: None,
+                };
+                if len >= MIN_NEW_MATCH && score > best.0 && codable(&token) {
+                    best = (score, token);
+                }
+                if i + len == n {
+                    break;
+                }
+                j = prev[j as usize];
+            }
+        }
+        best
+    };
+    let mut i = 0;
+    while i < n {
+        let (score, mut token) = best_at(i, block_start, &reps, &head, &prev);
+        if let Token::Match { len, .. } = token
+            && i + 1 < n
+            && len < 64
+            && best_at(i + 1, block_start, &reps, &head, &prev).0 > score + 2
+        {
+            token = Token::Literal(values[i]);
+        }
+        if !budget.take(&token) {
+            // Start a new block here; the token is chosen again without the old history.
+            emit(Event::EndOfBlock);
+            (block_start, reps) = (i, Reps(INITIAL_REPS));
+            budget.reset();
+            continue;
+        }
+        let covered = match token {
+            Token::Literal(_) => 1,
+            Token::Match { len, off, rep } => {
+                reps.update(off, rep);
+                len
+            }
+        };
+        emit(Event::Token(token));
+        for k in i..i + covered {
+            insert(k, &mut head, &mut prev);
+        }
+        i += covered;
+    }
+    emit(Event::EndOfBlock);
+}
+
+/// Symbol counts of one block's tokens.
+pub(super) struct Counts {
+    litlen: Vec<u64>,
+    offset: Vec<u64>,
+}
+
+impl Counts {
+    fn new() -> Counts {
+        Counts {
+            litlen: vec![0; LITLEN_SYMBOLS],
+            offset: vec![0; OFFSET_SYMBOLS],
+        }
+    }
+
+    fn add(&mut self, other: &Counts) {
+        for (a, b) in self.litlen.iter_mut().zip(&other.litlen) {
+            *a += b;
+        }
+        for (a, b) in self.offset.iter_mut().zip(&other.offset) {
+            *a += b;
+        }
+    }
+}
+
+/// Literal/length symbol, extra-bit count and extra bits of a match length.
+pub(super) fn length_symbol(len: usize) -> (usize, u32, u64) {
+    let (s, bits, extra) = bucket(len - MIN_MATCH);
+    (256 + s, bits, extra)
+}
+
+/// Offset symbol, extra-bit count and extra bits of a match offset.
+pub(super) fn offset_symbol(off: usize, rep: Option<usize>) -> (usize, u32, u64) {
+    match rep {
+        Some(r) => (r, 0, 0),
+        None => {
+            let (s, bits, extra) = bucket(off - 1);
+            (2 + s, bits, extra)
+        }
+    }
+}
+
+/// Bits of a token under the codes `litlen` and `offset`, extra bits included.
+pub(super) fn token_bits(
+    token: &Token,
+    litlen: impl Fn(usize) -> u32,
+    offset: impl Fn(usize) -> u32,
+) -> u32 {
+    match *token {
+        Token::Literal(v) => litlen(v as usize),
+        Token::Match { len, off, rep } => {
+            let (l, l_extra, _) = length_symbol(len);
+            let (o, o_extra, _) = offset_symbol(off, rep);
+            litlen(l) + l_extra + offset(o) + o_extra
+        }
+    }
+}
+
+/// Symbol counts of a segment, cut into blocks with guessed code lengths (the codes are made
+/// from these counts; the real cut, with the real codes, differs a little).
+pub(super) fn count_segment(values: &[u8]) -> Counts {
+    let mut counts = Counts::new();
+    let guess = Budget::new(|t: &Token| {
+        token_bits(
+            t,
+            |s| if s < 256 { 2 } else { 4 },
+            |s| if s < 2 { 1 } else { 5 },
+        )
+    });
+    tokenize(
+        values,
+        guess,
+        |_| true,
+        |e| match e {
+            Event::Token(Token::Literal(v)) => counts.litlen[v as usize] += 1,
+            Event::Token(Token::Match { len, off, rep }) => {
+                counts.litlen[length_symbol(len).0] += 1;
+                counts.offset[offset_symbol(off, rep).0] += 1;
+            }
+            Event::EndOfBlock => {}
+        },
+    );
+    counts
+}
+
+/// One compressed block.
+pub struct Block {
+    /// Values it holds.
+    pub values: u32,
+    /// [`BLOCK_BYTES`] bytes: the first stream, the second, zeros.
+    pub bytes: Vec<u8>,
+    /// Bytes of the first stream.
+    pub split: u8,
+}
+
+/// Writes the tokens of one segment, each block's alternately into its two streams.
+pub(super) fn encode_segment(values: &[u8], litlen: &Encoder, offset: &Encoder) -> Vec<Block> {
+    let mut blocks = vec![];
+    let mut out = [BitWriter::default(), BitWriter::default()];
+    let (mut covered, mut block_values, mut tokens) = (0usize, 0usize, 0usize);
+    let budget = Budget::new(|t: &Token| token_bits(t, |s| litlen.bits(s), |s| offset.bits(s)));
+    // Asked of matches only.
+    let codable = |t: &Token| match *t {
+        Token::Literal(_) => true,
+        Token::Match { len, off, rep } => {
+            litlen.bits(length_symbol(len).0) > 0 && offset.bits(offset_symbol(off, rep).0) > 0
+        }
+    };
+    tokenize(values, budget, codable, |e| match e {
+        Event::Token(token) => {
+            let out = &mut out[tokens % 2];
+            tokens += 1;
+            match token {
+                Token::Literal(v) => {
+                    litlen.put(out, v as usize);
+                    block_values += 1;
+                }
+                Token::Match { len, off, rep } => {
+                    let (s, bits, extra) = length_symbol(len);
+                    litlen.put(out, s);
+                    out.put(extra, bits);
+                    let (s, bits, extra) = offset_symbol(off, rep);
+                    offset.put(out, s);
+                    out.put(extra, bits);
+                    block_values += len;
+                }
+            }
+        }
+        Event::EndOfBlock => {
+            let [mut bytes, second] = std::mem::take(&mut out).map(BitWriter::finish);
+            let split = bytes.len() as u8;
+            bytes.extend_from_slice(&second);
+            assert!(bytes.len() <= BLOCK_BYTES, "a block overflows its bytes");
+            bytes.resize(BLOCK_BYTES, 0);
+            blocks.push(Block {
+                values: block_values as u32,
+                bytes,
+                split,
+            });
+            covered += block_values;
+            (block_values, tokens) = (0, 0);
+        }
+    });
+    debug_assert_eq!(covered, values.len());
+    blocks
+}
+
+/// Compresses `sides` (each a stream of values, compressed separately) into paired blocks of
+/// [`BLOCK_BYTES`] and at most [`MAX_BLOCK_VALUES`] values, with codes made for all of them;
+/// returns the codes (as [`BlockDecoder::new`] reads them) and the blocks in order, the first
+/// side's first.
+pub fn compress(sides: &[&[u8]]) -> (Vec<u8>, Vec<Block>) {
+    use rayon::prelude::*;
+    let segments: Vec<&[u8]> = sides
+        .iter()
+        .flat_map(|s| s.chunks(MAX_BLOCK_VALUES))
+        .collect();
+    let counts = segments
+        .par_iter()
+        .map(|s| count_segment(s))
+        .reduce(Counts::new, |mut a, b| {
+            a.add(&b);
+            a
+        });
+    let litlen = huffman::code_lengths(&counts.litlen, huffman::MAX_CODE_BITS);
+    let offset = huffman::code_lengths(&counts.offset, huffman::MAX_CODE_BITS);
+    let (enc_litlen, enc_offset) = (Encoder::new(&litlen), Encoder::new(&offset));
+    let blocks = segments
+        .par_iter()
+        .flat_map_iter(|s| encode_segment(s, &enc_litlen, &enc_offset))
+        .collect();
+    let mut codes = litlen;
+    codes.extend_from_slice(&offset);
+    (codes, blocks)
+}
