@@ -23,6 +23,15 @@ fn json_of(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Generates `set` and its sub-tables into `dir`; the command must succeed.
+fn gen_into(dir: &std::path::Path, set: &str) {
+    canju()
+        .args(["gen", set, "--dir"])
+        .arg(dir)
+        .assert()
+        .success();
+}
+
 fn probe_json(dir: &std::path::Path, fen: &str) -> serde_json::Value {
     json_of(&["probe", fen], dir)
 }
@@ -92,11 +101,7 @@ fn line_ends_in_mate() {
 #[test]
 fn stats_json_has_the_documented_keys() {
     let dir = tempfile::tempdir().unwrap();
-    canju()
-        .args(["gen", "KNK", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
+    gen_into(dir.path(), "KNK");
     let out = canju()
         .args(["stats", "马对单将", "--json", "--dir"])
         .arg(dir.path())
@@ -310,11 +315,7 @@ fn show_tells_the_sides_apart_without_colour() {
 #[test]
 fn positions_are_counted_the_same_way_everywhere() {
     let dir = tempfile::tempdir().unwrap();
-    canju()
-        .args(["gen", "KRK", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
+    gen_into(dir.path(), "KRK");
     let stats = json_of(&["stats", "KRK"], dir.path());
     let positions =
         stats["red"]["positions"].as_u64().unwrap() + stats["black"]["positions"].as_u64().unwrap();
@@ -577,11 +578,7 @@ fn a_killed_generation_leaves_nothing_half_written() {
     // A killed writer's temporary file, as a kill while writing leaves it (no process has
     // this id).
     std::fs::write(dir.path().join("KRNK.asian.ctb.tmp4294967295"), b"half").unwrap();
-    canju()
-        .args(["gen", "KRNK", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
+    gen_into(dir.path(), "KRNK");
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         assert!(name.ends_with(".asian.ctb"), "left behind: {name}");
@@ -596,11 +593,7 @@ fn a_killed_generation_leaves_nothing_half_written() {
 #[test]
 fn info_lists_a_damaged_file_and_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    canju()
-        .args(["gen", "KRK", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
+    gen_into(dir.path(), "KRK");
     std::fs::write(dir.path().join("KNK.asian.ctb"), b"not a table at all").unwrap();
     // Bytes appended to a good table are named as such.
     let krk = dir.path().join("KRK.asian.ctb");
@@ -655,11 +648,7 @@ fn info_lists_a_damaged_file_and_goes_on() {
 #[test]
 fn a_damaged_sub_table_stops_gen_with_how_to_remake_it() {
     let dir = tempfile::tempdir().unwrap();
-    canju()
-        .args(["gen", "KRK", "--dir"])
-        .arg(dir.path())
-        .assert()
-        .success();
+    gen_into(dir.path(), "KRK");
     let krk = dir.path().join("KRK.asian.ctb");
     let bytes = std::fs::read(&krk).unwrap();
     std::fs::write(&krk, &bytes[..300]).unwrap();
