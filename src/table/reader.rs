@@ -1,5 +1,15 @@
 //! Reading tables: the file through a memory map, blocks decompressed on demand into a small
 //! cache, whole sections for the generator and the verifier.
+//!
+//! **The memory-map contract.** A table is never changed in place: the writer makes a
+//! temporary file and renames it over the old one, so a reader that mapped the old file keeps
+//! reading the old file's pages, whole, until it drops its `TableFile` (a regeneration is seen
+//! after [`crate::probe::Tablebase::forget`] or in a new process). Changing a mapped file in
+//! place is outside the contract: bytes rewritten under a reader are caught by the block and
+//! chunk checksums where a read crosses them, but a file *truncated* under a reader makes the
+//! operating system stop the process (SIGBUS) when it touches a page past the new end; no
+//! memory-mapped reader can turn that into an error. Do not truncate or edit table files that
+//! a running canju has open; replace them by rename, as canju does.
 
 use super::*;
 use memmap2::Mmap;

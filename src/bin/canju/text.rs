@@ -22,7 +22,7 @@ pub fn verdict_line(pos: &Position, v: Value) -> String {
         Value::LossByRule => format!(
             "{side} to move loses by the perpetual-check rule (長將): it can hold only by checking forever"
         ),
-        Value::Draw => "draw".to_string(),
+        Value::Draw => "draw: neither side can force a win".to_string(),
         Value::Loss(0) if pos.in_check() => {
             format!("{side} to move is checkmated (将死) and loses")
         }
