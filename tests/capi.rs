@@ -16,14 +16,35 @@ fn profile_dir() -> PathBuf {
     exe.parent().unwrap().parent().unwrap().to_path_buf()
 }
 
+/// `libcanju.a` of this test's profile, built (or brought up to date) first: `cargo test`
+/// builds the library only as an rlib for the tests.
+fn static_library() -> PathBuf {
+    let profile = profile_dir();
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build
+        .current_dir(root())
+        .args(["build", "--lib", "--quiet"]);
+    if profile.file_name().is_some_and(|n| n == "release") {
+        build.arg("--release");
+    }
+    let out = build.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lib = profile.join("libcanju.a");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    lib
+}
+
 #[test]
 fn a_c_program_probes_through_the_header() {
     if Command::new("cc").arg("--version").output().is_err() {
         println!("skipped: no C compiler (cc) found");
         return;
     }
-    let lib = profile_dir().join("libcanju.a");
-    assert!(lib.exists(), "{} was not built", lib.display());
+    let lib = static_library();
     let dir = tempfile::tempdir().unwrap();
     let status = Command::new(assert_cmd::cargo::cargo_bin("canju"))
         .args(["gen", "KNK", "KCK", "KRKN", "--json", "--dir"])
