@@ -702,6 +702,16 @@ impl MaterialIndex {
     pub fn is_symmetric_slot(&self, index: u64) -> bool {
         self.pair_symmetric[(index / self.radix) as usize]
     }
+
+    /// How many positions, as a player counts them, slot `index` holding `pos` stands for:
+    /// 1 if `pos` is its own mirror image, else 2 (it and its mirror image).
+    pub fn mirror_images(&self, index: u64, pos: &Position) -> u64 {
+        if self.is_symmetric_slot(index) && pos.mirrored() == *pos {
+            1
+        } else {
+            2
+        }
+    }
 }
 
 #[cfg(test)]

@@ -266,11 +266,7 @@ pub fn verdict(
             let Some(v) = table.value(&pos)? else {
                 return Ok(a);
             };
-            let weight = if index.is_symmetric_slot(i) && pos.mirrored() == pos {
-                1
-            } else {
-                2
-            };
+            let weight = index.mirror_images(i, &pos);
             let k = if turn == attacker { 0 } else { 1 };
             let attacker_wins =
                 (v.is_win() && turn == attacker) || (v.is_loss() && turn != attacker);

@@ -95,11 +95,7 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
                     expected: expected.to_string(),
                 });
             }
-            let mirror_images = if index.is_symmetric_slot(i) && pos.mirrored() == pos {
-                1
-            } else {
-                2
-            };
+            let mirror_images = index.mirror_images(i, &pos);
             Ok((1u64, mirror_images))
         })
         .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))?;

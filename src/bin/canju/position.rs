@@ -119,8 +119,8 @@ pub struct Probe {
 impl Probe {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         let (pos, tb) = self.at.open()?;
-        let report = probe_report(&tb, &pos)?;
         if self.at.json.json {
+            let report = probe_report(&tb, &pos)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
             return Ok(());
         }
