@@ -59,7 +59,7 @@ fn main() {
         wdl += t.file.section_bytes(SectionKind::Wdl);
         dtm += t.file.section_bytes(SectionKind::Dtm);
         wdl_index += described(&t.file.header().wdl);
-        dtm_index += described(&t.file.header().dtm);
+        dtm_index += t.file.header().dtm.as_ref().map_or(0, described);
         file += t.file.file_bytes();
     }
     let bits = |b: u64| 8.0 * b as f64 / positions as f64;

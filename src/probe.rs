@@ -29,8 +29,11 @@
 use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::rules::{Move, Position, PositionError};
-use crate::table::{self, DtmSide, DtmValues, SideStats, TableError, TableFile};
-use crate::value::Value;
+use crate::table::{
+    self, DtmSide, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS,
+    WDL_RULE_WIN, WDL_WIN,
+};
+use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -170,37 +173,61 @@ impl Table {
     /// the file stores them), so later look-ups are array reads. Used by the generator for
     /// sub-tables.
     pub fn load_all(&self) -> Result<(), TableError> {
-        if self.all.iter().any(|side| side.get().is_none()) {
-            let DtmValues(sides) = self.file.load_dtm()?;
-            for (cell, values) in self.all.iter().zip(sides) {
-                let _ = cell.set(values);
-            }
-        }
-        Ok(())
+        self.load_side(0)?;
+        self.load_side(1)
     }
 
     /// Reads the values of `side` (0 red, 1 black) to move into memory, as
     /// [`Table::load_all`] does for both: the generator needs one side of each sub-table,
     /// since every position a capture reaches has the captured side to move.
+    ///
+    /// A table without distances (`--wdl-only`) gives its wins and losses stand-in distances
+    /// ([`Table::stored`]).
     pub fn load_side(&self, side: usize) -> Result<(), TableError> {
         if self.all[side].get().is_none() {
-            let values = self.file.load_dtm_of(side)?;
+            let values = if self.holds_distances() {
+                self.file.load_dtm_of(side)?
+            } else {
+                let [red, black] = self.file.load_wdl()?;
+                let codes = if side == 0 { red } else { black };
+                DtmSide::Words(codes.into_iter().map(stand_in).collect())
+            };
             let _ = self.all[side].set(values);
         }
         Ok(())
     }
 
-    /// The stored value of slot `i` with `side` (0 red, 1 black) to move.
+    /// True if the table stores distances to mate (it was not generated with `--wdl-only`).
+    pub fn holds_distances(&self) -> bool {
+        self.file.header().holds_distances()
+    }
+
+    /// The stored value of slot `i` with `side` (0 red, 1 black) to move. In a table without
+    /// distances a win stands as a mate in 1 and a loss as a mate in 0: the generator's
+    /// `--wdl-only` runs, which need only who wins, read them so ([`Table::value`] refuses).
     pub fn stored(&self, side: usize, i: u64) -> Result<u16, TableError> {
         match self.all[side].get() {
             Some(values) => Ok(values.stored(i)),
-            None => self.file.dtm(side, i),
+            None if self.holds_distances() => self.file.dtm(side, i),
+            None => Ok(stand_in(self.file.wdl(side, i)?)),
         }
     }
 
     /// The value of `pos`, which must have this table's material in its stored colouring.
     /// `Ok(None)` if the position has no slot (another material, a piece off its points).
+    ///
+    /// # Errors
+    /// [`TableError::NoDistances`] for a table without distances; a damaged block.
     pub fn value(&self, pos: &Position) -> Result<Option<Value>, TableError> {
+        if !self.holds_distances() {
+            return Err(TableError::NoDistances(self.file.path().to_path_buf()));
+        }
+        self.value_or_stand_in(pos)
+    }
+
+    /// [`Table::value`], with the stand-in distances of [`Table::stored`] in a table without
+    /// distances.
+    pub fn value_or_stand_in(&self, pos: &Position) -> Result<Option<Value>, TableError> {
         let Some(i) = self.index.encode(pos) else {
             return Ok(None);
         };
@@ -213,8 +240,8 @@ impl Table {
             return Ok(None);
         };
         Ok(Some(match self.file.wdl(pos.turn().index(), i)? {
-            0 => Wdl::Loss,
-            1 => Wdl::Draw,
+            WDL_LOSS | WDL_RULE_LOSS => Wdl::Loss,
+            WDL_DRAW => Wdl::Draw,
             _ => Wdl::Win,
         }))
     }
@@ -227,6 +254,18 @@ impl Table {
     /// The rule set the table was generated under.
     pub fn rules(&self) -> &str {
         &self.file.header().rules
+    }
+}
+
+/// The stored value standing for WDL code `code` of a table without distances
+/// ([`Table::stored`]).
+fn stand_in(code: u8) -> u16 {
+    match code {
+        WDL_LOSS => 0,
+        WDL_WIN => 1,
+        WDL_RULE_LOSS => STORED_RULE_LOSS,
+        WDL_RULE_WIN => STORED_RULE_WIN,
+        _ => STORED_DRAW,
     }
 }
 

@@ -212,7 +212,7 @@ fn a_table_compressed_with_a_dictionary_reads_back() {
     canju::table::write_table(&path, "asian", "KRKR", values.clone(), Default::default()).unwrap();
     let file = canju::table::TableFile::open(&path).unwrap();
     assert!(
-        !file.header().dtm.dictionary.is_empty(),
+        !file.header().dtm.as_ref().unwrap().dictionary.is_empty(),
         "the DTM section should keep its dictionary"
     );
     file.verify_checksums().unwrap();
@@ -244,8 +244,14 @@ fn format_3_tables_still_read() {
     let before = read_table(&path).unwrap().values;
     canju::table::repack(&path).unwrap();
     let after = canju::table::TableFile::open(&path).unwrap();
-    assert_eq!(after.header().dtm.block_values, canju::table::DTM_BLOCK);
-    assert_ne!(file.header().dtm.block_values, canju::table::DTM_BLOCK);
+    assert_eq!(
+        after.header().dtm.as_ref().unwrap().block_values,
+        canju::table::DTM_BLOCK
+    );
+    assert_ne!(
+        file.header().dtm.as_ref().unwrap().block_values,
+        canju::table::DTM_BLOCK
+    );
     assert_eq!(read_table(&path).unwrap().values, before);
 }
 
@@ -288,6 +294,40 @@ fn format_4_tables_still_read_and_repack_to_the_current_format() {
             assert_eq!(new.wdl(side, i as u64).unwrap(), w);
         }
     }
+}
+
+#[test]
+fn format_6_tables_still_read_and_repack_to_the_current_format() {
+    // Written by canju's format 6 (the DTM section always present, no rule codes in WDL).
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format6");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["KK", "KNK", "KRK"] {
+        let file = format!("{name}.asian.ctb");
+        std::fs::copy(src.join(&file), dir.path().join(&file)).unwrap();
+    }
+    let path = dir.path().join("KRK.asian.ctb");
+    let old = canju::table::TableFile::open(&path).unwrap();
+    assert_eq!(old.header().format_version, 6);
+    assert!(old.header().holds_distances());
+    old.verify_checksums().unwrap();
+    let old_values = read_table(&path).unwrap().values;
+    let old_wdl = old.load_wdl().unwrap();
+    let old_dtm_bytes = old.section_bytes(canju::table::SectionKind::Dtm);
+    let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w").unwrap();
+    assert!(matches!(
+        Tablebase::open(dir.path()).probe(&pos).unwrap(),
+        canju::value::Value::Win(_)
+    ));
+    drop(old);
+    canju::table::repack(&path).unwrap();
+    let new = canju::table::TableFile::open(&path).unwrap();
+    assert_eq!(new.header().format_version, canju::table::FORMAT_VERSION);
+    assert_eq!(
+        new.section_bytes(canju::table::SectionKind::Dtm),
+        old_dtm_bytes
+    );
+    assert_eq!(read_table(&path).unwrap().values, old_values);
+    assert_eq!(new.load_wdl().unwrap(), old_wdl);
 }
 
 #[test]
@@ -343,10 +383,12 @@ fn format_5_tables_still_read_and_repack_to_aligned_paired_blocks() {
 fn a_damaged_wdl_section_is_caught_when_probed() {
     let (_dir, path) = krk_dir();
     let bytes = std::fs::read(&path).unwrap();
-    let hlen = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let start = canju::table::TableFile::open(&path)
+        .unwrap()
+        .payload_start();
     let mut bad = bytes.clone();
     // The WDL section starts the payload.
-    bad[20 + hlen] ^= 0x08;
+    bad[start] ^= 0x08;
     let bad_path = path.with_file_name("bad.ctb");
     std::fs::write(&bad_path, &bad).unwrap();
     let file = canju::table::TableFile::open(&bad_path).unwrap();
@@ -392,13 +434,23 @@ fn crafted_headers_are_refused_naming_the_check() {
         ("section's block layout", Box::new(|h| h.slots = u64::MAX)),
         (
             "DTM section's block layout",
-            Box::new(|h| h.dtm.offsets.pop().map(|_| ()).unwrap()),
+            Box::new(|h| h.dtm.as_mut().unwrap().offsets.pop().map(|_| ()).unwrap()),
         ),
         (
             "do not follow each other",
-            Box::new(|h| h.dtm.offsets.iter_mut().for_each(|o| *o += 1)),
+            Box::new(|h| {
+                h.dtm
+                    .as_mut()
+                    .unwrap()
+                    .offsets
+                    .iter_mut()
+                    .for_each(|o| *o += 1)
+            }),
         ),
-        ("value widths", Box::new(|h| h.dtm.value_bytes = 0)),
+        (
+            "value width",
+            Box::new(|h| h.dtm.as_mut().unwrap().value_bytes = 0),
+        ),
     ];
     for (check, edit) in cases {
         let bytes = with_header(&path, edit);
@@ -470,10 +522,10 @@ proptest! {
         let (_dir, path) = krk_dir_cached();
         let bytes = with_header(&path, |h| match which {
             0 => h.slots = slots,
-            1 => h.dtm.block_values = block_values,
+            1 => h.dtm.as_mut().unwrap().block_values = block_values,
             2 => {
-                let k = (offset as usize) % h.dtm.offsets.len();
-                h.dtm.offsets[k] = offset;
+                let k = (offset as usize) % h.dtm.as_mut().unwrap().offsets.len();
+                h.dtm.as_mut().unwrap().offsets[k] = offset;
             }
             _ => {
                 let k = (offset as usize) % h.wdl.offsets.len();

@@ -6,7 +6,7 @@
 //! [`CAN_DRAW`] to distances and ends by turning what is left into [`DRAW`]; the perpetual-check
 //! pass turns draws into [`RULE_WIN`] and [`RULE_LOSS`].
 
-use crate::table::{ValueSource, WdlCodes, wdl_code};
+use crate::table::{ValueSource, WdlCodes, wdl_code, wdl_code_with};
 use crate::value::{STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -471,7 +471,7 @@ impl ValueSource for Cells {
         Cells::stored(self, side, slot)
     }
 
-    fn into_wdl_codes(self) -> [WdlCodes; 2] {
+    fn into_wdl_codes(self, rule_codes: bool) -> [WdlCodes; 2] {
         let Cells { sides, size, big } = self;
         let [red, black] = sides;
         let [red_big, black_big] = big.map(|m| m.into_inner().expect("no panic holds the lock"));
@@ -482,7 +482,7 @@ impl ValueSource for Cells {
             let mut last = wdl_code(STORED_DRAW);
             for (slot, b) in codes.bytes_mut().iter_mut().enumerate() {
                 if *b != ILLEGAL {
-                    last = wdl_code(stored_of(*b, || big[&(slot as u64)]));
+                    last = wdl_code_with(stored_of(*b, || big[&(slot as u64)]), rule_codes);
                 }
                 *b = last;
             }
@@ -518,7 +518,7 @@ mod tests {
         cells.settle_draws();
         assert_eq!(cells.stored(0, 1), STORED_DRAW);
         assert_eq!(cells.stored(0, 3), STORED_ILLEGAL);
-        let codes = cells.into_wdl_codes();
+        let codes = cells.into_wdl_codes(false);
         assert_eq!(
             codes[0].as_bytes(),
             [2, 1, 1, 1],

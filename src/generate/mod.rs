@@ -104,6 +104,18 @@ pub enum GenError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A set with distances would read a sub-table generated without them.
+    #[error(
+        "{sub} holds win/draw/loss only (generated with --wdl-only), and {set} with distances \
+         to mate needs its sub-tables' distances: regenerate it with `canju gen {sub} --force`, \
+         or generate {set} with --wdl-only too"
+    )]
+    SubTableWithoutDistances {
+        /// The sub-table.
+        sub: String,
+        /// The set that needs it.
+        set: String,
+    },
     /// The draws are too many for the perpetual-check pass's graph.
     #[error(
         "{material}: the perpetual-check pass needs about {need_gib:.1} GiB for the graph of \
@@ -179,6 +191,9 @@ pub struct GenOptions {
     /// Sub-tables with at most this many slots per side are read whole into memory, larger
     /// ones through their memory maps and block caches (`None`: 4M, see the README).
     pub whole_sub_table_slots: Option<u64>,
+    /// Write win/draw/loss only, no distances to mate (every table the run writes); sub-tables
+    /// without distances may then be read.
+    pub wdl_only: bool,
 }
 
 /// Wall time of each phase of one generation, seconds.
@@ -254,6 +269,8 @@ pub struct GenReport {
     pub generated: bool,
     /// Time per phase (all 0 for a reused file).
     pub phases: PhaseTimes,
+    /// True if the table stores distances to mate (false: `--wdl-only`).
+    pub distances: bool,
 }
 
 /// Generates `targets` and every set their captures lead to, smallest first; existing files
@@ -281,6 +298,9 @@ pub fn generate_all_with(
     table::remove_stale_temporaries(tb.dir()).map_err(dir_error)?;
     let threads = thread_count(opts.threads);
     let (order, todo) = work_list(tb, targets, opts.force, threads)?;
+    if !opts.wdl_only {
+        check_sub_table_distances(tb, &order, &todo)?;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -321,6 +341,7 @@ pub fn generate_all_with(
                     peak_memory: peak_memory(),
                     generated: false,
                     phases: PhaseTimes::default(),
+                    distances: t.holds_distances(),
                 };
                 on_report(&report);
                 reports.push(report);
@@ -333,6 +354,28 @@ pub fn generate_all_with(
         release_sub_tables(tb, m, &order, &todo);
     }
     Ok(reports)
+}
+
+/// Refuses a run that would generate a set with distances from a sub-table without them
+/// (`order` and `todo` as [`work_list`] gives them).
+fn check_sub_table_distances(
+    tb: &Tablebase,
+    order: &[Material],
+    todo: &[bool],
+) -> Result<(), GenError> {
+    let to_make = order.iter().zip(todo).filter(|(_, t)| **t).map(|(m, _)| m);
+    for set in to_make {
+        for sub in set.subsets() {
+            let present = order.iter().zip(todo).any(|(m, t)| *m == sub && !t);
+            if present && !tb.table(sub)?.holds_distances() {
+                return Err(GenError::SubTableWithoutDistances {
+                    sub: sub.name(),
+                    set: set.name(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Drops from `tb`'s cache (read whole into memory while `done` was generated) each
@@ -408,10 +451,14 @@ impl Solver<'_> {
         } else {
             after
         };
-        sub.table.value(&p)?.ok_or_else(|| GenError::Inconsistent {
-            material: sub.table.material.name(),
-            fen: p.fen(),
-        })
+        // A sub-table without distances (allowed only for a run with `--wdl-only`) gives its
+        // wins and losses stand-in distances: such a run needs only who wins.
+        sub.table
+            .value_or_stand_in(&p)?
+            .ok_or_else(|| GenError::Inconsistent {
+                material: sub.table.material.name(),
+                fen: p.fen(),
+            })
     }
 
     /// The value after capture `mv` for the mate search.
@@ -709,9 +756,14 @@ pub fn generate_one(
     let written = Instant::now();
     let bar = Phase::new(opts.progress, &name, "write", 1);
     let index = MaterialIndex::new(material);
-    let stats = Color::ALL.map(|turn| side_stats(&index, &values, turn));
+    let mut stats = Color::ALL.map(|turn| side_stats(&index, &values, turn));
     let path = tb.path_of(material);
-    let file_bytes = table::write_table(&path, tb.rules().name(), &name, values, stats.clone())?;
+    let file_bytes = if opts.wdl_only {
+        stats = stats.map(without_distances);
+        table::write_wdl_table(&path, tb.rules().name(), &name, values, stats.clone())?
+    } else {
+        table::write_table(&path, tb.rules().name(), &name, values, stats.clone())?
+    };
     tb.forget(material);
     bar.finish();
     phases.write = written.elapsed().as_secs_f64();
@@ -725,6 +777,7 @@ pub fn generate_one(
         peak_memory: phases.peaks.max(),
         generated: true,
         phases,
+        distances: !opts.wdl_only,
     })
 }
 
@@ -836,6 +889,18 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         values: solver.cells,
         phases,
     })
+}
+
+/// `stats` of a table without distances: the longest win and loss are not known (the
+/// generator's distances there were counted from sub-tables' stand-ins).
+fn without_distances(stats: SideStats) -> SideStats {
+    SideStats {
+        longest_win: 0,
+        longest_win_fen: None,
+        longest_loss: 0,
+        longest_loss_fen: None,
+        ..stats
+    }
 }
 
 /// Counts over legal positions as a player sees them: a slot stands for two positions (itself

@@ -49,6 +49,8 @@ pub struct GenSummary {
     pub peak_bytes_per_slot: f64,
     /// Size of the table file.
     pub file_bytes: u64,
+    /// True if the table stores distances to mate (false: made with `--wdl-only`).
+    pub distances: bool,
     /// Counts per side to move.
     pub stats: BothSides,
 }
@@ -77,6 +79,7 @@ impl From<&GenReport> for GenSummary {
             peak_bytes: r.peak_memory,
             peak_bytes_per_slot: r.peak_memory as f64 / (2 * r.slots.max(1)) as f64,
             file_bytes: r.file_bytes,
+            distances: r.distances,
             stats: BothSides {
                 red_to_move: r.stats[0].clone(),
                 black_to_move: r.stats[1].clone(),

@@ -63,6 +63,12 @@ pub enum TableError {
     /// The payload does not match its checksum or a block does not decompress.
     #[error("{0}: corrupted data (checksum mismatch)")]
     CorruptPayload(PathBuf),
+    /// A distance was asked of a table generated with `--wdl-only`.
+    #[error(
+        "{0}: holds win/draw/loss only (generated with --wdl-only), no distance to mate; \
+         regenerate it without --wdl-only (`canju gen --force`) for distances"
+    )]
+    NoDistances(PathBuf),
 }
 
 pub(super) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
@@ -83,12 +89,13 @@ impl TableError {
             | TableError::WrongTable { path, .. } => path,
             TableError::BadMagic(path)
             | TableError::Truncated(path)
-            | TableError::CorruptPayload(path) => path,
+            | TableError::CorruptPayload(path)
+            | TableError::NoDistances(path) => path,
         }
     }
 
     /// True when the file exists but its contents are wrong (not an I/O failure).
     pub fn is_damage(&self) -> bool {
-        !matches!(self, TableError::Io { .. })
+        !matches!(self, TableError::Io { .. } | TableError::NoDistances(_))
     }
 }

@@ -11,9 +11,10 @@ use xxhash_rust::xxh3::xxh3_64;
 /// First bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// Version of the file layout written; readers accept it and [`OLDEST_READABLE_VERSION`].
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// Oldest layout still read (3: WDL in zstd frames, no dictionaries; 4: with dictionaries;
-/// 5: WDL blocks of one stream and any size, payload right after the header).
+/// 5: WDL blocks of one stream and any size, payload right after the header; 6: the DTM
+/// section always present, WDL codes 0 to 2).
 pub const OLDEST_READABLE_VERSION: u32 = 3;
 /// From format 6 the payload starts at a multiple of this many bytes from the file's start, so
 /// every WDL block is one cache line of the memory map.
@@ -188,7 +189,8 @@ impl From<SectionV3> for Section {
     }
 }
 
-/// A header as versions 3 to 5 stored it: today's fields, with sections of layout `S`.
+/// A header as versions 3 to 6 stored it: today's fields, with sections of layout `S` and a
+/// DTM section always present.
 #[derive(Decode)]
 pub(super) struct OldHeader<S> {
     format_version: u32,
@@ -210,7 +212,7 @@ impl<S: Into<Section>> From<OldHeader<S>> for Header {
             index_version: h.index_version,
             slots: h.slots,
             wdl: h.wdl.into(),
-            dtm: h.dtm.into(),
+            dtm: Some(h.dtm.into()),
             stats: h.stats,
         }
     }
@@ -231,11 +233,37 @@ pub struct Header {
     pub slots: u64,
     /// Win/draw/loss section.
     pub wdl: Section,
-    /// Distance-to-mate section.
-    pub dtm: Section,
+    /// Distance-to-mate section; `None` for a table generated with `--wdl-only`, whose WDL
+    /// section then also tells results by the rule apart ([`WDL_RULE_LOSS`],
+    /// [`WDL_RULE_WIN`]).
+    pub dtm: Option<Section>,
     /// Statistics per side to move (red, black).
     pub stats: [SideStats; 2],
 }
+
+impl Header {
+    /// True if the table stores distances to mate (it was not generated with `--wdl-only`).
+    pub fn holds_distances(&self) -> bool {
+        self.dtm.is_some()
+    }
+
+    /// Where the stored sections end in the payload.
+    fn stored_end(&self) -> u64 {
+        let last = self.dtm.as_ref().unwrap_or(&self.wdl);
+        last.offsets.last().copied().unwrap_or(0)
+    }
+}
+
+/// WDL code of a loss (a loss by the rule too, in a table with distances).
+pub const WDL_LOSS: u8 = 0;
+/// WDL code of a draw.
+pub const WDL_DRAW: u8 = 1;
+/// WDL code of a win (a win by the rule too, in a table with distances).
+pub const WDL_WIN: u8 = 2;
+/// WDL code of a loss by the perpetual-check rule, in a table without distances.
+pub const WDL_RULE_LOSS: u8 = 3;
+/// WDL code of a win by the perpetual-check rule, in a table without distances.
+pub const WDL_RULE_WIN: u8 = 4;
 
 /// One-byte DTM form: distances below 0xFD as they are, then rule loss, rule win, draw.
 #[inline]
@@ -330,6 +358,7 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         OLDEST_READABLE_VERSION => decode::<OldHeader<SectionV3>>(head),
         4 => decode::<OldHeader<SectionV4>>(head),
         5 => decode::<OldHeader<SectionV5>>(head),
+        6 => decode::<OldHeader<Section>>(head),
         FORMAT_VERSION => decode::<Header>(head),
         _ => {
             return Err(TableError::Version {
@@ -379,18 +408,21 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     if !check_section(&header.wdl, header.slots) {
         return Err(corrupt("the WDL section's block layout"));
     }
-    if !check_section(&header.dtm, header.slots) {
-        return Err(corrupt("the DTM section's block layout"));
+    if header.wdl.offsets.first() != Some(&0) || header.wdl.value_bytes != 0 {
+        return Err(corrupt("the WDL section's start or value width"));
     }
-    if header.wdl.value_bytes != 0 || header.dtm.value_bytes == 0 {
-        return Err(corrupt("the sections' value widths"));
+    if let Some(dtm) = &header.dtm {
+        if !check_section(dtm, header.slots) {
+            return Err(corrupt("the DTM section's block layout"));
+        }
+        if dtm.value_bytes == 0 {
+            return Err(corrupt("the DTM section's value width"));
+        }
+        if header.wdl.offsets.last() != dtm.offsets.first() {
+            return Err(corrupt("the sections do not follow each other"));
+        }
     }
-    if header.wdl.offsets.first() != Some(&0)
-        || header.wdl.offsets.last() != header.dtm.offsets.first()
-    {
-        return Err(corrupt("the sections do not follow each other"));
-    }
-    let stored_end = header.dtm.offsets.last().copied().unwrap_or(0);
+    let stored_end = header.stored_end();
     if stored_end > payload_len {
         return Err(TableError::Truncated(path.into()));
     }

@@ -66,7 +66,7 @@ impl TableFile {
         // place, so a finished file is never modified while mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
         let (header, payload_start) = parse_header(path, &map)?;
-        let blocks = header.dtm.offsets.len()
+        let blocks = header.dtm.as_ref().map_or(0, |s| s.offsets.len())
             + match header.wdl.codec {
                 Codec::Zstd => header.wdl.offsets.len(),
                 Codec::Lzh => 0,
@@ -80,7 +80,10 @@ impl TableFile {
                     check: "a zstd dictionary does not load",
                 })
         };
-        let dictionaries = [prepare(&header.wdl)?, prepare(&header.dtm)?];
+        let dictionaries = [
+            prepare(&header.wdl)?,
+            header.dtm.as_ref().map(prepare).transpose()?.flatten(),
+        ];
         let wdl_decoder = match header.wdl.codec {
             Codec::Lzh => Some(
                 lzh::BlockDecoder::new(&header.wdl.codes)
@@ -129,16 +132,23 @@ impl TableFile {
         self.map.len() as u64
     }
 
-    /// Compressed bytes of one section.
+    /// Compressed bytes of one section (0 for the DTM section of a table without distances).
     pub fn section_bytes(&self, kind: SectionKind) -> u64 {
-        let s = self.section(kind);
+        let Ok(s) = self.section(kind) else {
+            return 0;
+        };
         s.offsets.last().copied().unwrap_or(0) - s.offsets.first().copied().unwrap_or(0)
     }
 
-    fn section(&self, kind: SectionKind) -> &Section {
+    /// A section; [`TableError::NoDistances`] for the DTM section of a table without one.
+    fn section(&self, kind: SectionKind) -> Result<&Section, TableError> {
         match kind {
-            SectionKind::Wdl => &self.header.wdl,
-            SectionKind::Dtm => &self.header.dtm,
+            SectionKind::Wdl => Ok(&self.header.wdl),
+            SectionKind::Dtm => self
+                .header
+                .dtm
+                .as_ref()
+                .ok_or_else(|| TableError::NoDistances(self.path.clone())),
         }
     }
 
@@ -146,10 +156,10 @@ impl TableFile {
         &self.map[self.payload_start..]
     }
 
-    /// Checks both sections against their checksums.
+    /// Checks both sections (the WDL section alone in a table without distances) against
+    /// their checksums.
     pub fn verify_checksums(&self) -> Result<(), TableError> {
-        for kind in [SectionKind::Wdl, SectionKind::Dtm] {
-            let s = self.section(kind);
+        for s in std::iter::once(&self.header.wdl).chain(&self.header.dtm) {
             let (a, b) = (
                 s.offsets[0] as usize,
                 *s.offsets.last().expect("end") as usize,
@@ -202,7 +212,7 @@ impl TableFile {
         b: usize,
         raw: &mut Vec<u8>,
     ) -> Result<(), TableError> {
-        let s = self.section(kind);
+        let s = self.section(kind)?;
         let n = self.block_len(s, b);
         let want = match s.value_bytes {
             0 => n.div_ceil(4),
@@ -258,15 +268,15 @@ impl TableFile {
         Ok(block)
     }
 
-    fn locate(&self, kind: SectionKind, side: usize, index: u64) -> (usize, usize) {
-        let s = self.section(kind);
+    fn locate(&self, s: &Section, side: usize, index: u64) -> (usize, usize) {
         let per_side = self.header.slots.div_ceil(s.block_values as u64);
         let b = side as u64 * per_side + index / s.block_values as u64;
         (b as usize, (index % s.block_values as u64) as usize)
     }
 
-    /// Win/draw/loss code (0 loss, 1 draw, 2 win) of slot `index` with `side` (0 red, 1 black)
-    /// to move. Meaningless for unused slots.
+    /// Win/draw/loss code ([`WDL_LOSS`], [`WDL_DRAW`], [`WDL_WIN`], and in a table without
+    /// distances [`WDL_RULE_LOSS`] and [`WDL_RULE_WIN`]) of slot `index` with `side` (0 red,
+    /// 1 black) to move. Meaningless for unused slots.
     pub fn wdl(&self, side: usize, index: u64) -> Result<u8, TableError> {
         if let Some((decoder, blocks)) = &self.wdl_decoder {
             let (block, at) = blocks.locate(side as u64 * self.header.slots + index);
@@ -275,16 +285,21 @@ impl TableFile {
                 .value_at(&self.payload()[block.bytes.clone()], &block, at)
                 .ok_or_else(|| TableError::CorruptPayload(self.path.clone()));
         }
-        let (b, at) = self.locate(SectionKind::Wdl, side, index);
+        let (b, at) = self.locate(&self.header.wdl, side, index);
         let block = self.cached_block(SectionKind::Wdl, b)?;
         Ok((block[at / 4] >> (2 * (at % 4))) & 3)
     }
 
     /// Stored distance value (see [`crate::value::Value`]) of slot `index` with `side` to move.
+    ///
+    /// # Errors
+    /// [`TableError::NoDistances`] for a table generated with `--wdl-only`; a damaged block.
     pub fn dtm(&self, side: usize, index: u64) -> Result<u16, TableError> {
-        let (b, at) = self.locate(SectionKind::Dtm, side, index);
+        let s = self.section(SectionKind::Dtm)?;
+        let (b, at) = self.locate(s, side, index);
+        let value_bytes = s.value_bytes;
         let block = self.cached_block(SectionKind::Dtm, b)?;
-        Ok(match self.header.dtm.value_bytes {
+        Ok(match value_bytes {
             1 => dtm_from_byte(block[at]),
             _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
         })
@@ -350,7 +365,7 @@ impl TableFile {
     /// One side's DTM section in the file's width.
     fn read_dtm_side(&self, side: usize) -> Result<DtmSide, TableError> {
         let byte = |[b]: [u8; 1]| b;
-        Ok(match self.header.dtm.value_bytes {
+        Ok(match self.section(SectionKind::Dtm)?.value_bytes {
             1 => DtmSide::Bytes(self.load_dtm_side(side, byte)?),
             _ => DtmSide::Words(self.load_dtm_side(side, u16::from_le_bytes)?),
         })
@@ -364,7 +379,7 @@ impl TableFile {
         value: impl Fn([u8; N]) -> T + Sync,
     ) -> Result<Vec<T>, TableError> {
         use rayon::prelude::*;
-        let s = &self.header.dtm;
+        let s = self.section(SectionKind::Dtm)?;
         let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
         let mut out = vec![T::default(); self.header.slots as usize];
         out.par_chunks_mut(s.block_values as usize)

@@ -65,8 +65,9 @@ pub trait ValueSource: Sync {
     fn stored(&self, side: usize, slot: u64) -> u16;
 
     /// Consumes the values into the WDL code ([`wdl_code`]) of every slot of each side, a slot
-    /// without a legal position taking the code of the slot before it (a draw at the start).
-    fn into_wdl_codes(self) -> [WdlCodes; 2];
+    /// without a legal position taking the code of the slot before it (a draw at the start);
+    /// with `rule_codes` results by the rule take their own codes ([`wdl_code_with`]).
+    fn into_wdl_codes(self, rule_codes: bool) -> [WdlCodes; 2];
 }
 
 /// One side's WDL codes, a byte a slot, held in words so that the generator's cells become
@@ -103,7 +104,7 @@ impl ValueSource for [Vec<u16>; 2] {
         self[side][slot as usize]
     }
 
-    fn into_wdl_codes(self) -> [WdlCodes; 2] {
+    fn into_wdl_codes(self, rule_codes: bool) -> [WdlCodes; 2] {
         self.map(|mut side| {
             fill_dont_care(&mut side);
             let words = side
@@ -111,7 +112,7 @@ impl ValueSource for [Vec<u16>; 2] {
                 .map(|c| {
                     let mut bytes = [0u8; 8];
                     for (b, &v) in bytes.iter_mut().zip(c) {
-                        *b = wdl_code(v);
+                        *b = wdl_code_with(v, rule_codes);
                     }
                     u64::from_ne_bytes(bytes)
                 })
@@ -164,6 +165,17 @@ pub(crate) fn wdl_code(v: u16) -> u8 {
         STORED_RULE_LOSS => 0,
         n if n % 2 == 1 => 2,
         _ => 0,
+    }
+}
+
+/// [`wdl_code`], or with `rule_codes` (a table without distances) [`WDL_RULE_WIN`] and
+/// [`WDL_RULE_LOSS`] for results by the rule.
+#[inline]
+pub(crate) fn wdl_code_with(v: u16, rule_codes: bool) -> u8 {
+    match v {
+        STORED_RULE_WIN if rule_codes => WDL_RULE_WIN,
+        STORED_RULE_LOSS if rule_codes => WDL_RULE_LOSS,
+        _ => wdl_code(v),
     }
 }
 
@@ -383,20 +395,84 @@ pub fn write_table(
     values: impl ValueSource,
     stats: [SideStats; 2],
 ) -> Result<u64, TableError> {
+    write_table_reusing(path, rules, material, values, stats, Some(None))
+}
+
+/// [`write_table`] without the DTM section (`canju gen --wdl-only`): the WDL codes tell
+/// results by the rule apart instead ([`WDL_RULE_WIN`], [`WDL_RULE_LOSS`]).
+///
+/// # Errors
+/// As [`write_table`].
+pub fn write_wdl_table(
+    path: &Path,
+    rules: &str,
+    material: &str,
+    values: impl ValueSource,
+    stats: [SideStats; 2],
+) -> Result<u64, TableError> {
     write_table_reusing(path, rules, material, values, stats, None)
 }
 
-/// [`write_table`], taking the DTM section from `reuse` (a section and its bytes, from a file
-/// holding the same values) when it is what this version would write, zstd frames of
-/// [`DTM_BLOCK`] positions and the same value width, instead of compressing it again.
+/// [`write_table`]: `dtm` is `None` for a table without distances, else the DTM section and
+/// its bytes to take from an earlier file holding the same values, where it is what this
+/// version would write (zstd frames of [`DTM_BLOCK`] positions and the same value width),
+/// instead of compressing it again.
 pub(super) fn write_table_reusing(
     path: &Path,
     rules: &str,
     material: &str,
     values: impl ValueSource,
     stats: [SideStats; 2],
-    reuse: Option<(&Section, &[u8])>,
+    dtm: Option<Option<(&Section, &[u8])>>,
 ) -> Result<u64, TableError> {
+    let slots = values.slots();
+    // DTM first, as it reads the values; the WDL codes then take the values' place.
+    let dtm = match dtm {
+        Some(reuse) => Some(dtm_section(path, &values, reuse)?),
+        None => None,
+    };
+    let codes = values.into_wdl_codes(dtm.is_none());
+    let mut payload = Vec::new();
+    let wdl = append_section(
+        &mut payload,
+        compress_wdl(codes),
+        lzh::MAX_BLOCK_VALUES as u32,
+        0,
+        Codec::Lzh,
+    );
+    let dtm = dtm.map(|(section, bytes)| {
+        let at = payload.len() as u64;
+        let section = Section {
+            offsets: section.offsets.iter().map(|o| o + at).collect(),
+            ..section
+        };
+        (section, bytes)
+    });
+    let header = Header {
+        format_version: FORMAT_VERSION,
+        rules: rules.to_string(),
+        material: material.to_string(),
+        index_version: INDEX_VERSION,
+        slots,
+        wdl,
+        dtm: dtm.as_ref().map(|(section, _)| section.clone()),
+        stats,
+    };
+    let written = write_file(path, &header, &payload, dtm.as_ref().map(|(_, b)| b));
+    if let Some((_, DtmBytes::Spilled(from))) = &dtm {
+        let _ = fs::remove_file(from);
+    }
+    written
+}
+
+/// The DTM section of `values` (offsets from its own start) and where its bytes are: taken
+/// from `reuse` if that is what this version would write, else compressed into a
+/// temporary file beside `path`.
+fn dtm_section<'a>(
+    path: &Path,
+    values: &impl ValueSource,
+    reuse: Option<(&Section, &'a [u8])>,
+) -> Result<(Section, DtmBytes<'a>), TableError> {
     use rayon::prelude::*;
     let slots = values.slots();
     let longest = (0..2 * slots)
@@ -409,92 +485,66 @@ pub(super) fn write_table_reusing(
     let reusable = reuse.filter(|(old, _)| {
         old.codec == Codec::Zstd && old.block_values == DTM_BLOCK && old.value_bytes == dtm_bytes
     });
-    // DTM first, as it reads the values; the WDL codes then take the values' place.
+    if let Some((old, bytes)) = reusable {
+        let base = old.offsets[0];
+        let section = Section {
+            offsets: old.offsets.iter().map(|o| o - base).collect(),
+            ..old.clone()
+        };
+        return Ok((section, DtmBytes::Reused(bytes)));
+    }
     let spill = temporary_path(path, "dtm");
-    let (dtm, dtm_bytes) = match reusable {
-        Some((old, bytes)) => {
-            let base = old.offsets[0];
-            let section = Section {
-                offsets: old.offsets.iter().map(|o| o - base).collect(),
-                ..old.clone()
-            };
-            (section, DtmBytes::Reused(bytes))
+    let spilled = || -> std::io::Result<Section> {
+        let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
+        let section = write_dtm(values, dtm_bytes, &mut f)?;
+        f.into_inner().map_err(|e| e.into_error())?;
+        Ok(section)
+    };
+    match spilled() {
+        Ok(section) => Ok((section, DtmBytes::Spilled(spill))),
+        Err(e) => {
+            let _ = fs::remove_file(&spill);
+            Err(io_err(path)(e))
         }
-        None => {
-            let spilled = || -> std::io::Result<Section> {
-                let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
-                let section = write_dtm(&values, dtm_bytes, &mut f)?;
-                f.into_inner().map_err(|e| e.into_error())?;
-                Ok(section)
-            };
-            match spilled() {
-                Ok(section) => (section, DtmBytes::Spilled(spill.clone())),
-                Err(e) => {
-                    let _ = fs::remove_file(&spill);
-                    return Err(io_err(path)(e));
-                }
-            }
-        }
-    };
-    let codes = values.into_wdl_codes();
-    let wdl = compress_wdl(codes);
-    let mut payload = Vec::new();
-    let wdl = append_section(
-        &mut payload,
-        wdl,
-        lzh::MAX_BLOCK_VALUES as u32,
-        0,
-        Codec::Lzh,
-    );
-    let dtm_len = dtm.offsets.last().copied().unwrap_or(0);
-    let dtm = Section {
-        offsets: dtm
-            .offsets
-            .iter()
-            .map(|o| o + payload.len() as u64)
-            .collect(),
-        ..dtm
-    };
-    let header = Header {
-        format_version: FORMAT_VERSION,
-        rules: rules.to_string(),
-        material: material.to_string(),
-        index_version: INDEX_VERSION,
-        slots,
-        wdl,
-        dtm,
-        stats,
-    };
-    let head =
-        bincode::encode_to_vec(&header, bincode::config::standard()).expect("header encodes");
+    }
+}
+
+/// Writes the file: magic, header, padding, `payload` (the WDL section) and the DTM
+/// section's bytes if any, to a temporary file that is synced and renamed to `path`.
+/// Returns the file's size.
+fn write_file(
+    path: &Path,
+    header: &Header,
+    payload: &[u8],
+    dtm: Option<&DtmBytes>,
+) -> Result<u64, TableError> {
+    let head = bincode::encode_to_vec(header, bincode::config::standard()).expect("header encodes");
     let padding = (20 + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (20 + head.len());
     let tmp = temporary_path(path, "");
-    let write = || -> std::io::Result<()> {
+    let write = || -> std::io::Result<u64> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(MAGIC)?;
         f.write_all(&(head.len() as u32).to_le_bytes())?;
         f.write_all(&xxh3_64(&head).to_le_bytes())?;
         f.write_all(&head)?;
         f.write_all(&vec![0; padding])?;
-        f.write_all(&payload)?;
-        match &dtm_bytes {
-            DtmBytes::Reused(bytes) => f.write_all(bytes)?,
-            DtmBytes::Spilled(from) => {
+        f.write_all(payload)?;
+        match dtm {
+            Some(DtmBytes::Reused(bytes)) => f.write_all(bytes)?,
+            Some(DtmBytes::Spilled(from)) => {
                 std::io::copy(&mut fs::File::open(from)?, &mut f)?;
             }
+            None => {}
         }
         f.sync_all()?;
-        fs::rename(&tmp, path)
+        let size = f.metadata()?.len();
+        fs::rename(&tmp, path)?;
+        Ok(size)
     };
-    let written = write();
-    if let DtmBytes::Spilled(from) = &dtm_bytes {
-        let _ = fs::remove_file(from);
-    }
-    if let Err(e) = written {
+    write().map_err(|e| {
         let _ = fs::remove_file(&tmp);
-        return Err(io_err(path)(e));
-    }
-    Ok((20 + head.len() + padding) as u64 + payload.len() as u64 + dtm_len)
+        io_err(path)(e)
+    })
 }
 
 /// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
@@ -509,10 +559,12 @@ pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
         old.verify_checksums()?;
         return Ok((old.file_bytes(), old.file_bytes()));
     }
-    // Checks every checksum on the way.
+    // Checks every checksum on the way. (Every format before this one holds distances.)
     let values = old.load_dtm()?.into_stored();
     let h = old.header();
-    let dtm = &h.dtm;
+    let Some(dtm) = &h.dtm else {
+        return Err(TableError::NoDistances(path.to_path_buf()));
+    };
     let bytes = &old.payload()[dtm.offsets[0] as usize..*dtm.offsets.last().expect("end") as usize];
     let new_bytes = write_table_reusing(
         path,
@@ -520,7 +572,7 @@ pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
         &h.material,
         values,
         h.stats.clone(),
-        Some((dtm, bytes)),
+        Some(Some((dtm, bytes))),
     )?;
     Ok((old.file_bytes(), new_bytes))
 }

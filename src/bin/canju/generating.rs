@@ -87,6 +87,11 @@ pub struct Gen {
     /// largest set, and takes at most half the memory free).
     #[arg(long, value_enum, default_value_t = RulePassArg::Auto)]
     rule_pass: RulePassArg,
+    /// Store win/draw/loss only, no distances to mate, in every table this run writes: no
+    /// DTM section to compress or keep (probes then give win/draw/loss and the moves that
+    /// keep it). Sub-tables without distances serve only such runs.
+    #[arg(long)]
+    wdl_only: bool,
     /// Print one JSON object per set as it is done (one a line), instead of text.
     #[command(flatten)]
     json: JsonFlag,
@@ -118,6 +123,7 @@ impl Gen {
             progress: !self.json.json,
             force: self.force,
             rule_pass: self.rule_pass.into(),
+            wdl_only: self.wdl_only,
             ..GenOptions::default()
         };
         // The first write error (a closed pipe) is kept and returned once generation ends.
@@ -190,7 +196,7 @@ fn write_report(out: &mut dyn Write, r: &GenReport) -> std::io::Result<()> {
     };
     writeln!(
         out,
-        "{:<12} {:>11} positions  red to move W/D/L {}/{}/{}  black to move W/D/L {}/{}/{}  longest win {}  {}  {:.2} s{phases}  peak {} MiB",
+        "{:<12} {:>11} positions  red to move W/D/L {}/{}/{}  black to move W/D/L {}/{}/{}  {}  {}  {:.2} s{phases}  peak {} MiB",
         r.material.name(),
         red.positions + black.positions,
         red.win,
@@ -199,7 +205,11 @@ fn write_report(out: &mut dyn Write, r: &GenReport) -> std::io::Result<()> {
         black.win,
         black.draw,
         black.loss,
-        red.longest_win.max(black.longest_win),
+        if r.distances {
+            format!("longest win {}", red.longest_win.max(black.longest_win))
+        } else {
+            "no distances (--wdl-only)".to_string()
+        },
         if r.generated { "generated" } else { "present" },
         r.seconds,
         r.peak_memory >> 20

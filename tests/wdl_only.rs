@@ -1,0 +1,122 @@
+//! Tables without distances (`canju gen --wdl-only`): the same wins, draws and losses as the
+//! tables with distances, results by the rule told apart, a probe that says no distance is
+//! stored, and a run with distances that refuses such a sub-table.
+
+use canju::generate::{GenError, GenOptions, generate_all};
+use canju::material::Material;
+use canju::probe::{ProbeError, RuleSet, Tablebase, Wdl};
+use canju::table::{
+    SectionKind, TableError, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS, WDL_RULE_WIN, WDL_WIN,
+};
+use canju::value::Value;
+
+/// KRKN under `asian` has results by the perpetual-check rule, and its sub-tables KRK and KNK
+/// are read through their stand-in distances when they hold none.
+const SET: &str = "KRKN";
+
+fn generate(dir: &std::path::Path, wdl_only: bool) -> Tablebase {
+    let tb = Tablebase::with_rules(dir, RuleSet::Asian);
+    let opts = GenOptions {
+        wdl_only,
+        ..GenOptions::default()
+    };
+    generate_all(&tb, &[Material::parse(SET).unwrap()], &opts).unwrap();
+    tb
+}
+
+/// The code a table without distances must hold for a value.
+fn code_of(v: Value) -> u8 {
+    match v {
+        Value::Win(_) => WDL_WIN,
+        Value::WinByRule => WDL_RULE_WIN,
+        Value::Draw => WDL_DRAW,
+        Value::LossByRule => WDL_RULE_LOSS,
+        Value::Loss(_) => WDL_LOSS,
+    }
+}
+
+#[test]
+fn wdl_only_tables_hold_the_same_results_and_no_distances() {
+    let (full_dir, wdl_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let full = generate(full_dir.path(), false);
+    let wdl = generate(wdl_dir.path(), true);
+    for name in ["KRK", "KNK", SET] {
+        let m = Material::parse(name).unwrap();
+        let (with, without) = (full.table(m).unwrap(), wdl.table(m).unwrap());
+        assert!(
+            with.holds_distances() && !without.holds_distances(),
+            "{name}"
+        );
+        assert_eq!(without.file.section_bytes(SectionKind::Dtm), 0, "{name}");
+        assert!(
+            without.file.file_bytes() < with.file.file_bytes(),
+            "{name}: no DTM section, fewer bytes"
+        );
+        let (mut rule_results, mut checked) = (0, 0);
+        for (i, pos) in with.index.legal_positions() {
+            let v = with.value(&pos).unwrap().unwrap();
+            let code = without.file.wdl(pos.turn().index(), i).unwrap();
+            assert_eq!(code, code_of(v), "{name}: {} is {v:?}", pos.fen());
+            rule_results += usize::from(v.is_by_rule());
+            checked += 1;
+        }
+        assert!(checked > 0, "{name}: some legal slots");
+        if name == SET {
+            assert!(
+                rule_results > 0,
+                "KRKN has results by the rule to tell apart"
+            );
+        }
+        // The counts agree; the longest win is not known without distances.
+        for (a, b) in with.stats().iter().zip(without.stats()) {
+            assert_eq!(
+                (a.win, a.draw, a.loss, a.rule_win, a.rule_loss),
+                (b.win, b.draw, b.loss, b.rule_win, b.rule_loss),
+                "{name}"
+            );
+            assert_eq!((b.longest_win, b.longest_win_fen.as_deref()), (0, None));
+        }
+    }
+}
+
+#[test]
+fn a_probe_of_a_table_without_distances_says_so_and_gives_win_draw_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = generate(dir.path(), true);
+    let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1").unwrap();
+    let err = tb.probe(&pos).unwrap_err();
+    assert!(
+        matches!(err, ProbeError::Table(TableError::NoDistances(_))),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("win/draw/loss only") && message.contains("--wdl-only"),
+        "{message}"
+    );
+    assert_eq!(tb.probe_wdl(&pos).unwrap(), Wdl::Win);
+}
+
+#[test]
+fn a_set_with_distances_refuses_a_sub_table_without_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = Tablebase::with_rules(dir.path(), RuleSet::Asian);
+    let wdl_only = GenOptions {
+        wdl_only: true,
+        ..GenOptions::default()
+    };
+    generate_all(&tb, &[Material::parse("KRK").unwrap()], &wdl_only).unwrap();
+    let err = generate_all(
+        &tb,
+        &[Material::parse("KRKA").unwrap()],
+        &GenOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, GenError::SubTableWithoutDistances { sub, .. } if sub == "KK" || sub == "KRK"),
+        "{err}"
+    );
+    assert!(!tb.has(Material::parse("KRKA").unwrap()), "nothing written");
+    // With --wdl-only the same run goes through.
+    generate_all(&tb, &[Material::parse("KRKA").unwrap()], &wdl_only).unwrap();
+}
