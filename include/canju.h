@@ -85,7 +85,8 @@ void canju_free(void);
 
 /**
  * Win, draw or loss for the side to move: `CANJU_LOSS` .. `CANJU_WIN`, or `CANJU_FAILED`
- * for a missing table or an illegal position.
+ * for a missing table or an illegal position. Tables without distances
+ * (`canju gen --wdl-only`) answer it too.
  *
  * # Safety
  *
@@ -96,7 +97,7 @@ unsigned int canju_probe_wdl(const uint8_t *board, unsigned int side_to_move);
 /**
  * Like `canju_probe_wdl`, and writes the signed plies to mate to `*dtm` (positive: the side
  * to move mates; negative or 0: it is mated; 0 for draws and rule results, whose code
- * says which).
+ * says which). `CANJU_FAILED` too where a table holds no distances (`--wdl-only`).
  *
  * # Safety
  *

@@ -11,7 +11,7 @@
 use crate::material::Material;
 use crate::probe::{RuleSet, Tablebase};
 use crate::rules::{Color, Piece, Position, Role, Square};
-use crate::value::Value;
+use crate::value::{Outcome, Value};
 use std::ffi::{CStr, c_char, c_int, c_uint};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -168,20 +168,34 @@ fn wdl_code(v: Value) -> c_uint {
 }
 
 /// Win, draw or loss for the side to move: `CANJU_LOSS` .. `CANJU_WIN`, or `CANJU_FAILED`
-/// for a missing table or an illegal position.
+/// for a missing table or an illegal position. Tables without distances
+/// (`canju gen --wdl-only`) answer it too.
 ///
 /// # Safety
 ///
 /// `board` must point to 90 readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn canju_probe_wdl(board: *const u8, side_to_move: c_uint) -> c_uint {
-    // SAFETY: passed on from the caller.
-    guarded(|| unsafe { probe_value(board, side_to_move) }.map_or(CANJU_FAILED, wdl_code))
+    guarded(|| {
+        // SAFETY: passed on from the caller.
+        let Some(pos) = (unsafe { position_of(board, side_to_move) }) else {
+            return CANJU_FAILED;
+        };
+        let tables = TABLES.read().unwrap_or_else(|e| e.into_inner());
+        let outcome = tables.as_ref().and_then(|tb| tb.probe_outcome(&pos).ok());
+        outcome.map_or(CANJU_FAILED, |o| match o {
+            Outcome::Loss => CANJU_LOSS,
+            Outcome::LossByRule => CANJU_LOSS_BY_RULE,
+            Outcome::Draw => CANJU_DRAW,
+            Outcome::WinByRule => CANJU_WIN_BY_RULE,
+            Outcome::Win => CANJU_WIN,
+        })
+    })
 }
 
 /// Like `canju_probe_wdl`, and writes the signed plies to mate to `*dtm` (positive: the side
 /// to move mates; negative or 0: it is mated; 0 for draws and rule results, whose code
-/// says which).
+/// says which). `CANJU_FAILED` too where a table holds no distances (`--wdl-only`).
 ///
 /// # Safety
 ///

@@ -33,7 +33,7 @@ use crate::table::{
     self, DtmSide, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS,
     WDL_RULE_WIN, WDL_WIN,
 };
-use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
+use crate::value::{Outcome, STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -232,6 +232,24 @@ impl Table {
             return Ok(None);
         };
         Ok(Value::from_stored(self.stored(pos.turn().index(), i)?))
+    }
+
+    /// The outcome of `pos` (results by the rule told apart): from the WDL section of a
+    /// table without distances, else from the value.
+    pub fn outcome(&self, pos: &Position) -> Result<Option<Outcome>, TableError> {
+        if self.holds_distances() {
+            return Ok(self.value(pos)?.map(Outcome::from));
+        }
+        let Some(i) = self.index.encode(pos) else {
+            return Ok(None);
+        };
+        Ok(Some(match self.file.wdl(pos.turn().index(), i)? {
+            WDL_LOSS => Outcome::Loss,
+            WDL_RULE_LOSS => Outcome::LossByRule,
+            WDL_DRAW => Outcome::Draw,
+            WDL_RULE_WIN => Outcome::WinByRule,
+            _ => Outcome::Win,
+        }))
     }
 
     /// Win/draw/loss of `pos` from the compact section.
@@ -490,6 +508,44 @@ impl Tablebase {
                 material: table.material.name(),
                 fen: pos.fen(),
             })
+    }
+
+    /// The outcome (win, draw or loss, results by the rule told apart) of a legal position,
+    /// from any table, with distances or without (`--wdl-only`).
+    ///
+    /// # Errors
+    ///
+    /// The position is illegal, or its table is missing or damaged.
+    pub fn probe_outcome(&self, pos: &Position) -> Result<Outcome, ProbeError> {
+        pos.validate().map_err(PositionError::from)?;
+        self.outcome_unchecked(pos)
+    }
+
+    fn outcome_unchecked(&self, pos: &Position) -> Result<Outcome, ProbeError> {
+        let (table, view) = self.table_and_view(pos)?;
+        table
+            .outcome(view.as_ref().unwrap_or(pos))?
+            .ok_or_else(|| ProbeError::NotInTable {
+                material: table.material.name(),
+                fen: pos.fen(),
+            })
+    }
+
+    /// Every legal move with the outcome it leaves for the side to move, best first: what
+    /// tables without distances can say of the moves.
+    ///
+    /// # Errors
+    ///
+    /// The position is illegal, or a table a move needs is missing or damaged.
+    pub fn move_outcomes(&self, pos: &Position) -> Result<Vec<(Move, Outcome)>, ProbeError> {
+        pos.validate().map_err(PositionError::from)?;
+        let mut out = Vec::new();
+        for &mv in pos.legal_moves().iter() {
+            let o = self.outcome_unchecked(&pos.after(mv))?.parent();
+            out.push((mv, o));
+        }
+        out.sort_by_key(|&(mv, o)| (-o.goodness(), mv));
+        Ok(out)
     }
 
     /// Every legal move with the value it leaves for the side to move, best first.

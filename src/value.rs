@@ -172,6 +172,83 @@ impl fmt::Display for Value {
     }
 }
 
+/// A position's result without its distance to mate: what a table generated with
+/// `--wdl-only` holds, and what every value comes down to ([`From<Value>`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The side to move can force mate.
+    Win,
+    /// The side to move wins because the opponent can only check perpetually.
+    WinByRule,
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move can only check perpetually and so loses by the rule.
+    LossByRule,
+    /// The side to move is mated with best play.
+    Loss,
+}
+
+impl From<Value> for Outcome {
+    fn from(v: Value) -> Outcome {
+        match v {
+            Value::Win(_) => Outcome::Win,
+            Value::WinByRule => Outcome::WinByRule,
+            Value::Draw => Outcome::Draw,
+            Value::LossByRule => Outcome::LossByRule,
+            Value::Loss(_) => Outcome::Loss,
+        }
+    }
+}
+
+impl Outcome {
+    /// A value with this outcome (distances of 1 and 0 plies stand for the unknown ones):
+    /// what the value's names and categories are taken from.
+    fn stand_in(self) -> Value {
+        match self {
+            Outcome::Win => Value::Win(1),
+            Outcome::WinByRule => Value::WinByRule,
+            Outcome::Draw => Value::Draw,
+            Outcome::LossByRule => Value::LossByRule,
+            Outcome::Loss => Value::Loss(0),
+        }
+    }
+
+    /// The outcome one ply earlier, for the side whose move leads to `self`.
+    pub fn parent(self) -> Outcome {
+        self.stand_in().parent().into()
+    }
+
+    /// Wins first, then wins by rule, draws, losses by rule and losses.
+    pub fn goodness(self) -> i32 {
+        self.stand_in().goodness()
+    }
+
+    /// "win", "draw" or "loss".
+    pub fn wdl_name(self) -> &'static str {
+        self.stand_in().wdl_name()
+    }
+
+    /// As [`Value::category`].
+    pub fn category(self) -> &'static str {
+        self.stand_in().category()
+    }
+
+    /// As [`Value::rule`].
+    pub fn rule(self) -> Option<&'static str> {
+        self.stand_in().rule()
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Win => f.write_str("win"),
+            Outcome::Loss => f.write_str("loss"),
+            other => write!(f, "{}", other.stand_in()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

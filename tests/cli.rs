@@ -662,3 +662,45 @@ fn a_damaged_sub_table_stops_gen_with_how_to_remake_it() {
     let hint = format!("`canju gen KRK --force --dir {}`", dir.path().display());
     assert!(err.contains("truncated") && err.contains(&hint), "{err}");
 }
+
+#[test]
+fn wdl_only_tables_probe_without_distances_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = canju()
+        .args(["gen", "KRKN", "--wdl-only", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let text = String::from_utf8(made.stdout).unwrap();
+    assert!(text.contains("no distances (--wdl-only)"), "{text}");
+    let fen = "3k5/9/9/9/9/9/9/9/4n4/R3K4 w";
+    let probe = canju()
+        .args(["probe", fen, "--no-gen", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(probe.status.success());
+    let text = String::from_utf8(probe.stdout).unwrap();
+    assert!(
+        text.contains("red to move: win (no distance to mate") && text.contains("a0c0  loss"),
+        "{text}"
+    );
+    let report = json_of(&["probe", fen, "--no-gen"], dir.path());
+    assert_eq!(report["distances"], false);
+    assert_eq!(report["wdl"], "win");
+    assert!(report["dtm"].is_null() && report["moves"][0]["dtm"].is_null());
+    assert_eq!(report["moves"][0]["wdl"], "win");
+    // A line needs distances: refused, saying how to make them.
+    let line = canju()
+        .args(["line", fen, "--no-gen", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!line.status.success());
+    let err = String::from_utf8(line.stderr).unwrap();
+    assert!(
+        err.contains("win/draw/loss only") && err.contains("canju gen KRKN --force"),
+        "{err}"
+    );
+}

@@ -120,3 +120,38 @@ fn a_set_with_distances_refuses_a_sub_table_without_them() {
     // With --wdl-only the same run goes through.
     generate_all(&tb, &[Material::parse("KRKA").unwrap()], &wdl_only).unwrap();
 }
+
+#[test]
+fn the_service_answers_outcomes_from_tables_without_distances() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = generate(dir.path(), true);
+    let service = canju::service::Service::new(tb, 0);
+    let fen = "3k5/9/9/9/9/9/9/9/4n4/R3K4_w";
+    let r = service.handle("GET", &format!("/xiangqi?fen={fen}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let json: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(json["category"], "win");
+    assert!(json["dtm"].is_null() && json["moves_to_mate"].is_null());
+    // Each move is valued by the position after it: the best leaves the opponent lost.
+    assert_eq!(json["moves"][0]["category"], "loss");
+    assert!(json["moves"][0]["dtm"].is_null());
+    let line = service.handle("GET", &format!("/xiangqi/mainline?fen={fen}"));
+    assert_eq!(line.status, 422, "{}", line.body);
+    assert!(line.body.contains("--wdl-only"), "{}", line.body);
+}
+
+#[test]
+fn outcomes_of_tables_with_distances_keep_the_rule_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = generate(dir.path(), false);
+    let m = Material::parse(SET).unwrap();
+    let table = tb.table(m).unwrap();
+    let (mut by_rule, mut checked) = (0, 0);
+    for (_, pos) in table.index.legal_positions().step_by(97) {
+        let v = tb.probe(&pos).unwrap();
+        assert_eq!(tb.probe_outcome(&pos).unwrap(), canju::value::Outcome::from(v));
+        by_rule += usize::from(v.is_by_rule());
+        checked += 1;
+    }
+    assert!(checked > 1000 && by_rule > 0, "{checked} {by_rule}");
+}

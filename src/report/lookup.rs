@@ -7,7 +7,7 @@
 use crate::material::Material;
 use crate::probe::{ProbeError, Tablebase};
 use crate::rules::{Move, Position};
-use crate::value::Value;
+use crate::value::{Outcome, Value};
 use serde::Serialize;
 
 /// Full moves to mate, signed like the distance in plies (`None` without a distance).
@@ -86,17 +86,31 @@ impl LookupMove {
             rule: after_value.rule(),
         }
     }
+
+    /// [`LookupMove::new`] from the outcome of the position after the move (no distance).
+    fn of_outcome(pos: &Position, mv: Move, after: Outcome) -> LookupMove {
+        LookupMove {
+            category: after.category(),
+            rule: after.rule(),
+            ..LookupMove::new(pos, mv, Value::Draw)
+        }
+    }
 }
 
-/// Probes `pos` and the position after every legal move.
+/// Probes `pos` and the position after every legal move. Where a table holds no distances
+/// (`--wdl-only`), every `dtm` and `moves_to_mate` is null and the moves are ordered by
+/// outcome alone.
 ///
 /// # Errors
 ///
 /// A table is missing or damaged.
 pub fn lookup_report(tb: &Tablebase, pos: &Position) -> Result<LookupReport, ProbeError> {
-    let value = tb.probe(pos)?;
+    let (value, moves) = match tb.probe(pos).and_then(|v| Ok((v, tb.move_values(pos)?))) {
+        Ok(found) => found,
+        Err(e) if super::is_without_distances(&e) => return outcome_lookup(tb, pos),
+        Err(e) => return Err(e),
+    };
     let material = Material::of_position(pos);
-    let moves = tb.move_values(pos)?;
     let no_move = moves.is_empty();
     Ok(LookupReport {
         fen: pos.fen(),
@@ -112,6 +126,30 @@ pub fn lookup_report(tb: &Tablebase, pos: &Position) -> Result<LookupReport, Pro
         moves: moves
             .into_iter()
             .map(|(mv, v)| LookupMove::new(pos, mv, v.child()))
+            .collect(),
+    })
+}
+
+/// [`lookup_report`] from outcomes alone, for tables without distances.
+fn outcome_lookup(tb: &Tablebase, pos: &Position) -> Result<LookupReport, ProbeError> {
+    let outcome = tb.probe_outcome(pos)?;
+    let moves = tb.move_outcomes(pos)?;
+    let material = Material::of_position(pos);
+    let no_move = moves.is_empty();
+    Ok(LookupReport {
+        fen: pos.fen(),
+        material: material.name(),
+        material_chinese: material.chinese_name(),
+        rules: tb.rules().name().to_string(),
+        category: outcome.category(),
+        dtm: None,
+        moves_to_mate: None,
+        checkmate: no_move && pos.in_check(),
+        stalemate: no_move && !pos.in_check(),
+        rule: outcome.rule(),
+        moves: moves
+            .into_iter()
+            .map(|(mv, o)| LookupMove::of_outcome(pos, mv, o.parent()))
             .collect(),
     })
 }

@@ -65,10 +65,21 @@ pub enum TableError {
     CorruptPayload(PathBuf),
     /// A distance was asked of a table generated with `--wdl-only`.
     #[error(
-        "{0}: holds win/draw/loss only (generated with --wdl-only), no distance to mate; \
-         regenerate it without --wdl-only (`canju gen --force`) for distances"
+        "{}: holds win/draw/loss only (generated with --wdl-only), no distance to mate; \
+         `canju gen {} --force` without --wdl-only makes one with distances",
+        .0.display(),
+        material_of(.0)
     )]
     NoDistances(PathBuf),
+}
+
+/// The material part of a table file's name (`KRKN` of `KRKN.asian.ctb`).
+fn material_of(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    name.split('.').next().unwrap_or_default().to_string()
 }
 
 pub(super) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
