@@ -263,7 +263,9 @@ pub fn verdict(
         .par_legal_positions()
         .try_fold(Acc::default, |mut a, (i, pos)| -> Result<Acc, ProbeError> {
             let turn = pos.turn();
-            let Some(v) = table.value(&pos)? else {
+            // A table without distances (`--wdl-only`) gives a verdict too; its won examples
+            // are then not the longest wins, only wins (every distance stands in as 1 or 0).
+            let Some(v) = table.value_or_stand_in(&pos)? else {
                 return Ok(a);
             };
             let weight = index.mirror_images(i, &pos);

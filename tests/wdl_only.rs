@@ -149,9 +149,34 @@ fn outcomes_of_tables_with_distances_keep_the_rule_apart() {
     let (mut by_rule, mut checked) = (0, 0);
     for (_, pos) in table.index.legal_positions().step_by(97) {
         let v = tb.probe(&pos).unwrap();
-        assert_eq!(tb.probe_outcome(&pos).unwrap(), canju::value::Outcome::from(v));
+        assert_eq!(
+            tb.probe_outcome(&pos).unwrap(),
+            canju::value::Outcome::from(v)
+        );
         by_rule += usize::from(v.is_by_rule());
         checked += 1;
     }
     assert!(checked > 1000 && by_rule > 0, "{checked} {by_rule}");
+}
+
+#[test]
+fn a_verdict_from_tables_without_distances_is_the_same() {
+    let (full_dir, wdl_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (full, wdl) = (
+        generate(full_dir.path(), false),
+        generate(wdl_dir.path(), true),
+    );
+    let m = Material::parse(SET).unwrap();
+    let catalogue = canju::theory::Catalogue::builtin();
+    let a = canju::theory::verdict(&full, m, &catalogue).unwrap();
+    let b = canju::theory::verdict(&wdl, m, &catalogue).unwrap();
+    assert_eq!(a.measured_grade, b.measured_grade);
+    assert_eq!(
+        serde_json::to_value(&a.all).unwrap(),
+        serde_json::to_value(&b.all).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_value(&a.quiet).unwrap(),
+        serde_json::to_value(&b.quiet).unwrap()
+    );
 }
