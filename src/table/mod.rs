@@ -15,7 +15,10 @@
 //!   position when every distance fits below 253 (255 draw, 254 win by the perpetual-check rule,
 //!   253 loss by it), else two bytes little endian (`0xFFFE` draw, `0xFFFC` win by rule,
 //!   `0xFFFD` loss by it), in zstd frames of [`DTM_BLOCK`] positions, each with its content
-//!   checksum, optionally with a zstd dictionary trained on the section.
+//!   checksum, optionally with a zstd dictionary trained on the section. A table generated
+//!   with `--wdl-only` has no DTM section (the header's `dtm` is `None`, from format 7); its
+//!   WDL codes then also tell results by the rule apart (3 loss by the rule, 4 win by it),
+//!   which a table with distances keeps in its DTM section.
 //!
 //! | bytes | content |
 //! |---|---|
@@ -28,9 +31,9 @@
 //!
 //! Slots that hold no legal position carry the previous slot's value, so they cost almost
 //! nothing after compression. Files are written to a temporary name and renamed. Versions 3
-//! and 4 (WDL as zstd frames of 2-bit values; 3 without dictionaries) and 5 (WDL blocks of one
-//! stream and any length, no padding before the payload) are still read, and `canju repack`
-//! rewrites them in the current format.
+//! and 4 (WDL as zstd frames of 2-bit values; 3 without dictionaries), 5 (WDL blocks of one
+//! stream and any length, no padding before the payload) and 6 (a DTM section always) are
+//! still read, and `canju repack` rewrites them in the current format.
 //!
 //! One job a file: `format.rs` (the layout, its versions and the header's
 //! checks), `error.rs`, `reader.rs` (memory map, block cache, whole sections), `writer.rs`
