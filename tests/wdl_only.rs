@@ -138,6 +138,25 @@ fn the_service_answers_outcomes_from_tables_without_distances() {
     let line = service.handle("GET", &format!("/xiangqi/mainline?fen={fen}"));
     assert_eq!(line.status, 422, "{}", line.body);
     assert!(line.body.contains("--wdl-only"), "{}", line.body);
+    // The page gives the verdict and the moves, without a line or a distance.
+    let page = service.handle("GET", &format!("/?fen={fen}"));
+    assert_eq!(page.status, 200, "{}", page.body);
+    for wanted in [
+        "红方胜 (表中无步数)",
+        "red wins; no distance to mate",
+        "a0c0",
+        "负 loss",
+    ] {
+        assert!(
+            page.body.contains(wanted),
+            "{wanted} missing: {}",
+            page.body
+        );
+    }
+    assert!(
+        !page.body.contains("id=\"line\""),
+        "no line without distances"
+    );
 }
 
 #[test]

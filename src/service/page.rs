@@ -8,7 +8,7 @@ use crate::material::Material;
 use crate::report::stats_report;
 use crate::rules::{Color, Move, Notation, Position, Square};
 use crate::theory::Catalogue;
-use crate::value::Value;
+use crate::value::{Outcome, Value};
 use std::fmt::Write;
 
 /// The position shown when the query names none: a horse against a lone general.
@@ -110,9 +110,34 @@ fn body(service: &Service, view: &View) -> Result<String, Failure> {
     service.ensure(&view.pos)?;
     let tb = service.tablebase();
     let pos = &view.pos;
-    let value = tb.probe(pos)?;
-    let moves = tb.move_values(pos)?;
-    let line = tb.principal_variation(pos)?;
+    let found = tb
+        .probe(pos)
+        .and_then(|v| Ok((v, tb.move_values(pos)?, tb.principal_variation(pos)?)));
+    let (class, verdict, moves, line): (_, _, Vec<(Move, &str, String)>, _) = match found {
+        Ok((value, moves, line)) => (
+            value.wdl_name(),
+            [chinese_verdict(pos, value), english_verdict(pos, value)],
+            moves
+                .iter()
+                .map(|&(mv, v)| (mv, v.wdl_name(), v.to_string()))
+                .collect(),
+            line,
+        ),
+        Err(e) if crate::report::is_without_distances(&e) => {
+            let outcome = tb.probe_outcome(pos)?;
+            let moves = tb.move_outcomes(pos)?;
+            (
+                outcome.wdl_name(),
+                outcome_verdict(pos, outcome),
+                moves
+                    .iter()
+                    .map(|&(mv, o)| (mv, o.wdl_name(), o.to_string()))
+                    .collect(),
+                vec![],
+            )
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut html = String::new();
     let side = if pos.turn() == Color::Red {
         "红方走 (red to move)"
@@ -122,12 +147,11 @@ fn body(service: &Service, view: &View) -> Result<String, Failure> {
     let _ = write!(
         html,
         "<div class=\"cols\"><div>{}<p id=\"turn\">{side} · <a id=\"flip\" href=\"{}\">翻转棋盘 flip board</a></p></div><div>\
-         <p id=\"verdict\" class=\"{}\"><b>{}</b><br>{}</p>",
+         <p id=\"verdict\" class=\"{class}\"><b>{}</b><br>{}</p>",
         board_svg(pos, view.flip),
         view.link(pos, !view.flip),
-        value.wdl_name(),
-        escape(&chinese_verdict(pos, value)),
-        escape(&english_verdict(pos, value)),
+        escape(&verdict[0]),
+        escape(&verdict[1]),
     );
     html.push_str(&moves_html(view, &moves));
     html.push_str(&line_html(view, &line));
@@ -135,6 +159,31 @@ fn body(service: &Service, view: &View) -> Result<String, Failure> {
     html.push_str(&stats_html(service, Material::of_position(pos)));
     html.push_str(&fen_form(&pos.fen(), view.notation, view.flip));
     Ok(html)
+}
+
+/// The verdict in Chinese and English from a table without distances.
+fn outcome_verdict(pos: &Position, o: Outcome) -> [String; 2] {
+    let (me, other) = (pos.turn(), pos.turn().opponent());
+    let name = |c: Color| if c == Color::Red { "红方" } else { "黑方" };
+    let note = "no distance to mate: the tables hold win/draw/loss only (`canju gen --wdl-only`)";
+    match o {
+        Outcome::Win => [
+            format!("{}胜 (表中无步数)", name(me)),
+            format!("{me} wins; {note}"),
+        ],
+        Outcome::Loss => [
+            format!("{}胜 (表中无步数)", name(other)),
+            format!("{other} wins; {note}"),
+        ],
+        Outcome::WinByRule => verdicts(pos, Value::WinByRule),
+        Outcome::LossByRule => verdicts(pos, Value::LossByRule),
+        Outcome::Draw => verdicts(pos, Value::Draw),
+    }
+}
+
+/// The verdict of a value in Chinese and English.
+fn verdicts(pos: &Position, v: Value) -> [String; 2] {
+    [chinese_verdict(pos, v), english_verdict(pos, v)]
 }
 
 /// 红方胜 7回合 (13步) and its kin.
@@ -170,14 +219,12 @@ fn english_verdict(pos: &Position, v: Value) -> String {
     }
 }
 
-/// The moves grouped win / draw / loss for the side to move, each a link.
-fn moves_html(view: &View, moves: &[(Move, Value)]) -> String {
+/// The moves grouped win / draw / loss for the side to move, each a link; each move comes
+/// with its class (`win`, `draw`, `loss`) and what it leaves, as text.
+fn moves_html(view: &View, moves: &[(Move, &str, String)]) -> String {
     let mut html = String::from("<div id=\"moves\">");
     for (class, title) in [("win", "胜 win"), ("draw", "和 draw"), ("loss", "负 loss")] {
-        let group: Vec<_> = moves
-            .iter()
-            .filter(|(_, v)| v.wdl_name() == class)
-            .collect();
+        let group: Vec<_> = moves.iter().filter(|(_, c, _)| *c == class).collect();
         if group.is_empty() {
             continue;
         }
@@ -185,14 +232,14 @@ fn moves_html(view: &View, moves: &[(Move, Value)]) -> String {
             html,
             "<h3 class=\"{class}\">{title}</h3><ul class=\"{class}\">"
         );
-        for &&(mv, v) in &group {
+        for &(mv, _, text) in &group {
             let _ = write!(
                 html,
                 "<li><a class=\"move\" data-iccs=\"{}\" href=\"{}\">{}</a> <span class=\"value\">{}</span></li>",
                 mv.iccs(),
-                view.link(&view.pos.after(mv), view.flip),
-                escape(&view.pos.format_move(mv, view.notation)),
-                escape(&v.to_string())
+                view.link(&view.pos.after(*mv), view.flip),
+                escape(&view.pos.format_move(*mv, view.notation)),
+                escape(text)
             );
         }
         html.push_str("</ul>");
