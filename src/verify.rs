@@ -5,12 +5,16 @@
 //! no move loses at once; otherwise the shortest win through a move into a loss, else the
 //! longest loss if every move leads to a win, else a draw. Exact distances make this local check
 //! complete: by induction on the distance, every win and loss is right, so every draw is too.
+//!
+//! A table without distances (`--wdl-only`) gets the same check on outcomes alone: each must be
+//! the best of its moves' outcomes. Without distances that is not a proof: a set of wrong
+//! results that justify one another around cycles would pass ([`VerifyReport::complete`]).
 
 use crate::index::MaterialIndex;
 use crate::material::Material;
-use crate::probe::{ProbeError, Tablebase};
+use crate::probe::{ProbeError, Table, Tablebase};
 use crate::rules::Position;
-use crate::value::Value;
+use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -42,6 +46,51 @@ pub struct VerifyReport {
     /// The positions those slots hold as a player counts them (both mirror images), the
     /// count `canju stats` and `canju info` report.
     pub positions: u64,
+    /// True if the check proves every value (the table holds distances); false for the
+    /// outcome-only check of a table without them.
+    pub complete: bool,
+}
+
+/// The outcome a position must have given its successors' outcomes.
+///
+/// # Errors
+/// A table a move reaches is missing or damaged.
+pub fn derive_outcome(tb: &Tablebase, pos: &Position) -> Result<Outcome, ProbeError> {
+    let mut best: Option<Outcome> = None;
+    for &mv in pos.legal_moves().iter() {
+        let o = tb.probe_outcome(&pos.after(mv))?.parent();
+        if best.is_none_or(|b| o.goodness() > b.goodness()) {
+            best = Some(o);
+        }
+    }
+    Ok(best.unwrap_or(Outcome::Loss))
+}
+
+/// [`verify_table`] for a table without distances: every legal position's outcome is the
+/// best of its moves' outcomes.
+fn verify_outcomes(tb: &Tablebase, table: &Table) -> Result<VerifyReport, VerifyError> {
+    let index = &table.index;
+    let (slots, positions) = index
+        .par_legal_positions()
+        .map(|(i, pos)| {
+            let stored = table.outcome(&pos).map_err(ProbeError::from)?;
+            let expected = derive_outcome(tb, &pos)?;
+            if stored != Some(expected) {
+                return Err(VerifyError::Mismatch {
+                    material: table.material.name(),
+                    fen: pos.fen(),
+                    stored: stored.map_or_else(|| "nothing".to_string(), |o| o.to_string()),
+                    expected: expected.to_string(),
+                });
+            }
+            Ok((1u64, index.mirror_images(i, &pos)))
+        })
+        .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))?;
+    Ok(VerifyReport {
+        slots,
+        positions,
+        complete: false,
+    })
 }
 
 /// The value a position must have given its successors' values.
@@ -66,6 +115,9 @@ pub fn derive_value(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError>
 pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, VerifyError> {
     let table = tb.table(material)?;
     table.file.verify_checksums().map_err(ProbeError::from)?;
+    if !table.holds_distances() {
+        return verify_outcomes(tb, &table);
+    }
     table.load_all().map_err(ProbeError::from)?;
     // The WDL section is stored separately (its own codec); it must agree with every value.
     let wdl = table.file.load_wdl().map_err(ProbeError::from)?;
@@ -99,5 +151,9 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
             Ok((1u64, mirror_images))
         })
         .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))?;
-    Ok(VerifyReport { slots, positions })
+    Ok(VerifyReport {
+        slots,
+        positions,
+        complete: true,
+    })
 }

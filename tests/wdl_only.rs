@@ -199,3 +199,37 @@ fn a_verdict_from_tables_without_distances_is_the_same() {
         serde_json::to_value(&b.quiet).unwrap()
     );
 }
+
+#[test]
+fn verify_checks_outcomes_of_tables_without_distances_and_can_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = generate(dir.path(), true);
+    let m = Material::parse(SET).unwrap();
+    let report = canju::verify::verify_table(&tb, m).unwrap();
+    assert!(report.slots > 0 && !report.complete);
+    // One outcome changed (a legal red-to-move win made a draw), written as a table without
+    // distances with valid checksums: the check finds it.
+    let (path, slot) = {
+        let table = tb.table(m).unwrap();
+        let (slot, _) = table
+            .index
+            .legal_positions()
+            .find(|(_, p)| {
+                p.turn() == canju::rules::Color::Red && tb.probe_wdl(p).unwrap() == Wdl::Win
+            })
+            .unwrap();
+        (table.file.path().to_path_buf(), slot)
+    };
+    let full_dir = tempfile::tempdir().unwrap();
+    let full = generate(full_dir.path(), false);
+    let mut values = canju::table::read_table(&full.path_of(m)).unwrap().values;
+    values[0][slot as usize] = 0xFFFE; // the stored form of a draw
+    let stats = full.table(m).unwrap().stats().clone();
+    tb.forget(m);
+    canju::table::write_wdl_table(&path, "asian", SET, values, stats).unwrap();
+    let err = canju::verify::verify_table(&tb, m).unwrap_err();
+    assert!(
+        matches!(&err, canju::verify::VerifyError::Mismatch { stored, expected, .. } if stored == "draw" && expected == "win"),
+        "{err}"
+    );
+}

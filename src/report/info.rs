@@ -19,6 +19,9 @@ pub struct TableInfo {
     pub bytes: u64,
     /// `8 * bytes / positions`.
     pub bits_per_position: f64,
+    /// True if the table stores distances to mate (false: made with `--wdl-only`, or
+    /// unreadable).
+    pub distances: bool,
     /// Why the file cannot be read (then `material` and `rules` come from its name and
     /// `positions` is 0), or `None`.
     pub error: Option<String>,
@@ -47,12 +50,14 @@ fn table_info(path: PathBuf) -> TableInfo {
     match parsed {
         Ok((h, bytes)) => {
             let positions = h.stats[0].positions + h.stats[1].positions;
+            let distances = h.holds_distances();
             TableInfo {
                 material: h.material,
                 rules: h.rules,
                 positions,
                 bytes,
                 bits_per_position: 8.0 * bytes as f64 / positions.max(1) as f64,
+                distances,
                 error: None,
                 file: path,
             }
@@ -69,6 +74,7 @@ fn table_info(path: PathBuf) -> TableInfo {
                 positions: 0,
                 bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
                 bits_per_position: 0.0,
+                distances: false,
                 error: Some(e.to_string()),
                 file: path,
             }

@@ -72,7 +72,7 @@ pub fn rule_decided_positions(
     mut each: impl FnMut(&Position, Value),
 ) -> Result<(), ProbeError> {
     for (_, pos) in table.index.legal_positions() {
-        if let Some(v) = table.value(&pos)?
+        if let Some(v) = table.value_or_stand_in(&pos)?
             && v.is_by_rule()
         {
             if table.material == m {

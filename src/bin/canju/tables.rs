@@ -122,6 +122,14 @@ impl Verify {
                 r.slots,
                 t.elapsed().as_secs_f64()
             )?;
+            if !r.complete {
+                writeln!(
+                    out,
+                    "{name}: the table holds no distances (--wdl-only), so this checked outcomes \
+                     only: results that justify one another around cycles are not ruled out; \
+                     `canju gen {name} --force` without --wdl-only makes a table the check proves"
+                )?;
+            }
         }
         Ok(())
     }
@@ -145,8 +153,8 @@ impl Info {
         }
         writeln!(
             out,
-            "{:<12} {:<6} {:>14} {:>12} {:>9}  file",
-            "material", "rules", "positions", "bytes", "bits/pos"
+            "{:<12} {:<6} {:>14} {:>12} {:>9}  {:<7}  file",
+            "material", "rules", "positions", "bytes", "bits/pos", "holds"
         )?;
         for t in &infos {
             let file = t
@@ -156,13 +164,18 @@ impl Info {
             match &t.error {
                 None => writeln!(
                     out,
-                    "{:<12} {:<6} {:>14} {:>12} {:>9.3}  {file}",
-                    t.material, t.rules, t.positions, t.bytes, t.bits_per_position
+                    "{:<12} {:<6} {:>14} {:>12} {:>9.3}  {:<7}  {file}",
+                    t.material,
+                    t.rules,
+                    t.positions,
+                    t.bytes,
+                    t.bits_per_position,
+                    if t.distances { "wdl+dtm" } else { "wdl" }
                 )?,
                 Some(e) => writeln!(
                     out,
-                    "DAMAGED      {:<6} {:>14} {:>12} {:>9}  {e}",
-                    "", "", t.bytes, ""
+                    "DAMAGED      {:<6} {:>14} {:>12} {:>9}  {:<7}  {e}",
+                    "", "", t.bytes, "", ""
                 )?,
             }
         }
