@@ -233,3 +233,22 @@ fn verify_checks_outcomes_of_tables_without_distances_and_can_fail() {
         "{err}"
     );
 }
+
+#[test]
+fn the_plan_of_tables_without_distances_takes_less_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let tb = Tablebase::with_rules(dir.path(), RuleSet::Asian);
+    let sets = [Material::parse("KRNKR").unwrap()];
+    let with = canju::generate::plan(&tb, &sets, &GenOptions::default()).unwrap();
+    let wdl_only = GenOptions {
+        wdl_only: true,
+        ..GenOptions::default()
+    };
+    let without = canju::generate::plan(&tb, &sets, &wdl_only).unwrap();
+    assert_eq!(with.sets.len(), without.sets.len());
+    assert!(without.disk_bytes < with.disk_bytes);
+    assert_eq!(
+        without.peak_bytes, with.peak_bytes,
+        "the same cells either way"
+    );
+}

@@ -308,7 +308,7 @@ pub fn generate_all_with(
     // Refuse up front, before hours of work on sub-tables, if any set cannot fit in memory;
     // the targets first, so the error names what the user asked for.
     let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
-    let seconds = plan::plan_of_work(tb, targets, &order, &todo, threads).seconds;
+    let seconds = plan::plan_of_work(tb, targets, &order, &todo, threads, opts.wdl_only).seconds;
     let to_make: Vec<Material> = order
         .iter()
         .zip(&todo)

@@ -250,6 +250,9 @@ pub struct Plan {
     /// Worker threads the time is estimated for (default: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Plan tables without distances (`gen --wdl-only`): smaller files.
+    #[arg(long)]
+    wdl_only: bool,
     #[command(flatten)]
     json: JsonFlag,
     #[command(flatten)]
@@ -265,6 +268,7 @@ impl Plan {
         let tb = self.tables.open();
         let opts = GenOptions {
             threads: self.threads,
+            wdl_only: self.wdl_only,
             ..GenOptions::default()
         };
         let plan = plan(&tb, &sets, &opts)?;
