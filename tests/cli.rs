@@ -704,3 +704,14 @@ fn wdl_only_tables_probe_without_distances_and_say_so() {
         "{err}"
     );
 }
+
+#[test]
+fn verdict_wdl_only_generates_tables_without_distances() {
+    let dir = tempfile::tempdir().unwrap();
+    let verdict = json_of(&["verdict", "马对单将", "--wdl-only"], dir.path());
+    assert_eq!(verdict["measured_grade"], "always_wins");
+    let info = json_of(&["info"], dir.path());
+    let tables = info.as_array().unwrap();
+    assert!(!tables.is_empty());
+    assert!(tables.iter().all(|t| t["distances"] == false), "{info}");
+}

@@ -11,18 +11,30 @@ use canju::probe::{ProbeError, Tablebase};
 use canju::report::GenSummary;
 use std::io::Write;
 
-/// Generates `m`'s table and its sub-tables if the file is missing (progress bars unless
-/// `quiet`); `needed_by` says for what, in the error.
-pub fn ensure_table(tb: &Tablebase, m: Material, quiet: bool, needed_by: &str) -> Result<()> {
+/// How [`ensure_table`] generates.
+#[derive(Clone, Copy)]
+pub struct Making<'a> {
+    /// No progress bars.
+    pub quiet: bool,
+    /// Tables without distances (`--wdl-only`).
+    pub wdl_only: bool,
+    /// What needs the table, for the error.
+    pub needed_by: &'a str,
+}
+
+/// Generates `m`'s table and its sub-tables if the file is missing, as `making` says.
+pub fn ensure_table(tb: &Tablebase, m: Material, making: Making) -> Result<()> {
     if tb.has(m) {
         return Ok(());
     }
     check_folder(tb)?;
     let opts = GenOptions {
         threads: 0,
-        progress: !quiet,
+        progress: !making.quiet,
+        wdl_only: making.wdl_only,
         ..GenOptions::default()
     };
+    let needed_by = making.needed_by;
     generate_all(tb, &[m], &opts).map_err(|e| {
         format!(
             "cannot generate {} ({}), which {needed_by} needs, in the table folder {}: {e}{}",

@@ -2,7 +2,7 @@
 
 use crate::Result;
 use crate::args::{JsonFlag, NoGenFlag, NotationArg, TableArgs};
-use crate::generating::ensure_table;
+use crate::generating::{Making, ensure_table};
 use crate::text::{line_ending, score_sheet, verdict_line};
 use canju::display::{render_board, use_color};
 use canju::material::Material;
@@ -98,12 +98,12 @@ impl PositionArgs {
         let pos = Position::from_fen(&self.fen)?;
         let tb = self.tables.open();
         if !self.no_gen.no_gen {
-            ensure_table(
-                &tb,
-                Material::of_position(&pos),
-                self.json.json,
-                "this position",
-            )?;
+            let making = Making {
+                quiet: self.json.json,
+                wdl_only: false,
+                needed_by: "this position",
+            };
+            ensure_table(&tb, Material::of_position(&pos), making)?;
         }
         Ok((pos, tb))
     }

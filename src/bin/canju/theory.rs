@@ -2,7 +2,7 @@
 
 use crate::Result;
 use crate::args::{JsonFlag, NoGenFlag, TableArgs};
-use crate::generating::ensure_table;
+use crate::generating::{Making, ensure_table};
 use crate::text::pad;
 use canju::display::{render_board, use_color};
 use canju::material::Material;
@@ -16,6 +16,10 @@ use std::io::Write;
 pub struct VerdictCmd {
     /// Material set, attacker first (ASCII or Chinese: 马对单将, 炮双相对单将).
     material: String,
+    /// Generate missing tables without distances (a verdict needs only outcomes; the files
+    /// are about a third smaller).
+    #[arg(long)]
+    wdl_only: bool,
     #[command(flatten)]
     json: JsonFlag,
     #[command(flatten)]
@@ -29,7 +33,12 @@ impl VerdictCmd {
         let m = Material::parse(&self.material)?;
         let tb = self.tables.open();
         if !self.no_gen.no_gen {
-            ensure_table(&tb, m, self.json.json, "the verdict")?;
+            let making = Making {
+                quiet: self.json.json,
+                wdl_only: self.wdl_only,
+                needed_by: "the verdict",
+            };
+            ensure_table(&tb, m, making)?;
         }
         let catalogue = Catalogue::builtin();
         let v = verdict(&tb, m, &catalogue)?;
@@ -149,7 +158,12 @@ impl TheoryCmd {
             if self.no_gen.no_gen || m.men() > self.men {
                 return Ok(false);
             }
-            ensure_table(&tb, m, self.json.json, "the theory listing")?;
+            let making = Making {
+                quiet: self.json.json,
+                wdl_only: false,
+                needed_by: "the theory listing",
+            };
+            ensure_table(&tb, m, making)?;
             Ok(true)
         })?;
         if self.json.json {
