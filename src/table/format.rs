@@ -2,7 +2,7 @@
 //! read), the one-byte DTM form, and the checks a header must pass before anything else is read.
 
 use super::*;
-use crate::value::{STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN};
+use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
 use bincode::{Decode, Encode};
 use serde::Serialize;
 use std::path::Path;
@@ -104,6 +104,11 @@ pub enum Codec {
     /// Each block LZ77 tokens with codes shared by the section (WDL from format 5, one value
     /// per slot; from format 6 in blocks of one cache line holding two streams); see `lzh`.
     Lzh,
+    /// DTM from format 7: zstd frames of *halves*, the distance relative to what the WDL
+    /// section already says ([`half_of`]): a win in `n` plies is stored as `(n + 1) / 2`, a
+    /// loss in `n` as `n / 2`, a result by the rule as [`rule_half`]; draws and slots without
+    /// a legal position repeat the value before them, as they need none.
+    ZstdHalves,
 }
 
 /// A section as version 4 stored it (always zstd).
@@ -286,6 +291,46 @@ pub(super) fn dtm_from_byte(b: u8) -> u16 {
     }
 }
 
+/// The half stored for a stored value in a [`Codec::ZstdHalves`] section of `value_bytes`
+/// bytes a value; `None` for a draw or an unused slot, which need none.
+#[inline]
+pub(super) fn half_of(v: u16, value_bytes: u8) -> Option<u16> {
+    match v {
+        STORED_DRAW | STORED_ILLEGAL => None,
+        STORED_RULE_WIN | STORED_RULE_LOSS => Some(rule_half(value_bytes)),
+        n if n % 2 == 1 => Some(n.div_ceil(2)),
+        n => Some(n / 2),
+    }
+}
+
+/// The half that marks a result by the rule: the largest value of the width.
+#[inline]
+pub(super) fn rule_half(value_bytes: u8) -> u16 {
+    if value_bytes == 1 { 0xFF } else { 0xFFFF }
+}
+
+/// The stored value of a slot whose half is `h` and whose WDL code is `code` (for a corrupted
+/// half, the unused-slot marker, which every reader refuses).
+#[inline]
+pub(super) fn stored_of_half(h: u16, code: u8, value_bytes: u8) -> u16 {
+    let rule = h == rule_half(value_bytes);
+    match code {
+        WDL_DRAW => STORED_DRAW,
+        WDL_WIN if rule => STORED_RULE_WIN,
+        WDL_LOSS if rule => STORED_RULE_LOSS,
+        WDL_WIN => distance_or_illegal((2 * u32::from(h)).checked_sub(1)),
+        WDL_LOSS => distance_or_illegal(Some(2 * u32::from(h))),
+        _ => STORED_ILLEGAL,
+    }
+}
+
+/// `d` as a stored distance, or the unused-slot marker if it is none or too long.
+#[inline]
+fn distance_or_illegal(d: Option<u32>) -> u16 {
+    d.filter(|&d| d <= u32::from(MAX_DISTANCE))
+        .map_or(STORED_ILLEGAL, |d| d as u16)
+}
+
 pub(super) fn check_section(s: &Section, slots: u64) -> bool {
     if s.block_values == 0 || s.value_bytes > 2 || s.offsets.is_empty() {
         return false;
@@ -408,8 +453,11 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     if !check_section(&header.wdl, header.slots) {
         return Err(corrupt("the WDL section's block layout"));
     }
-    if header.wdl.offsets.first() != Some(&0) || header.wdl.value_bytes != 0 {
-        return Err(corrupt("the WDL section's start or value width"));
+    if header.wdl.offsets.first() != Some(&0)
+        || header.wdl.value_bytes != 0
+        || header.wdl.codec == Codec::ZstdHalves
+    {
+        return Err(corrupt("the WDL section's start, value width or codec"));
     }
     if let Some(dtm) = &header.dtm {
         if !check_section(dtm, header.slots) {
@@ -433,4 +481,42 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         });
     }
     Ok((header, start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every stored value a table with distances holds comes back from its half and its WDL
+    /// code, in both widths where it fits them.
+    #[test]
+    fn halves_round_trip_with_the_wdl_code() {
+        let values = (0..=MAX_DISTANCE).chain([STORED_DRAW, STORED_RULE_WIN, STORED_RULE_LOSS]);
+        for v in values {
+            for width in [1u8, 2] {
+                if width == 1 && v <= MAX_DISTANCE && v.div_ceil(2) >= 0xFF {
+                    continue;
+                }
+                let code = wdl_code(v);
+                let h = half_of(v, width).unwrap_or(0);
+                assert_eq!(stored_of_half(h, code, width), v, "{v:#x} in {width} bytes");
+            }
+        }
+        assert_eq!(half_of(STORED_ILLEGAL, 1), None);
+        assert_eq!(half_of(STORED_DRAW, 2), None);
+    }
+
+    /// A corrupted half or code reads as the unused-slot marker, never a panic.
+    #[test]
+    fn corrupted_halves_read_as_no_value() {
+        assert_eq!(stored_of_half(0, WDL_WIN, 1), STORED_ILLEGAL);
+        assert_eq!(stored_of_half(0xFFFE, WDL_LOSS, 2), STORED_ILLEGAL);
+        assert_eq!(stored_of_half(0x4001, WDL_WIN, 2), STORED_ILLEGAL);
+        assert_eq!(stored_of_half(3, 7, 1), STORED_ILLEGAL);
+        for h in 0..=0xFFFF {
+            for code in 0..6 {
+                let _ = stored_of_half(h, code, 2);
+            }
+        }
+    }
 }

@@ -12,6 +12,7 @@
 //! a running canju has open; replace them by rename, as canju does.
 
 use super::*;
+use crate::value::MAX_DISTANCE;
 use memmap2::Mmap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -68,8 +69,8 @@ impl TableFile {
         let (header, payload_start) = parse_header(path, &map)?;
         let blocks = header.dtm.as_ref().map_or(0, |s| s.offsets.len())
             + match header.wdl.codec {
-                Codec::Zstd => header.wdl.offsets.len(),
                 Codec::Lzh => 0,
+                Codec::Zstd | Codec::ZstdHalves => header.wdl.offsets.len(),
             };
         let prepare = |s: &Section| {
             (!s.dictionary.is_empty())
@@ -93,7 +94,7 @@ impl TableFile {
                         check: "the WDL codes or block index",
                     })?,
             ),
-            Codec::Zstd => None,
+            Codec::Zstd | Codec::ZstdHalves => None,
         };
         let verified = (0..header.wdl.chunk_sums.len().div_ceil(64))
             .map(|_| AtomicU64::new(0))
@@ -297,11 +298,17 @@ impl TableFile {
     pub fn dtm(&self, side: usize, index: u64) -> Result<u16, TableError> {
         let s = self.section(SectionKind::Dtm)?;
         let (b, at) = self.locate(s, side, index);
-        let value_bytes = s.value_bytes;
+        let (codec, value_bytes) = (s.codec, s.value_bytes);
         let block = self.cached_block(SectionKind::Dtm, b)?;
-        Ok(match value_bytes {
-            1 => dtm_from_byte(block[at]),
+        let raw = match value_bytes {
+            1 => u16::from(block[at]),
             _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
+        };
+        drop(block);
+        Ok(match (codec, value_bytes) {
+            (Codec::ZstdHalves, w) => stored_of_half(raw, self.wdl(side, index)?, w),
+            (_, 1) => dtm_from_byte(raw as u8),
+            _ => raw,
         })
     }
 
@@ -362,12 +369,37 @@ impl TableFile {
         self.read_dtm_side(side)
     }
 
-    /// One side's DTM section in the file's width.
+    /// One side's DTM section in the file's width (halves made whole with the WDL codes).
     fn read_dtm_side(&self, side: usize) -> Result<DtmSide, TableError> {
         let byte = |[b]: [u8; 1]| b;
-        Ok(match self.section(SectionKind::Dtm)?.value_bytes {
+        let s = self.section(SectionKind::Dtm)?;
+        if s.codec == Codec::ZstdHalves {
+            return self.read_halves_side(side, s.value_bytes);
+        }
+        Ok(match s.value_bytes {
             1 => DtmSide::Bytes(self.load_dtm_side(side, byte)?),
             _ => DtmSide::Words(self.load_dtm_side(side, u16::from_le_bytes)?),
+        })
+    }
+
+    /// One side of a [`Codec::ZstdHalves`] section, whole: a byte a value where every
+    /// distance fits the one-byte form, else two.
+    fn read_halves_side(&self, side: usize, value_bytes: u8) -> Result<DtmSide, TableError> {
+        let halves = match value_bytes {
+            1 => self.load_dtm_side(side, |[b]: [u8; 1]| u16::from(b))?,
+            _ => self.load_dtm_side(side, u16::from_le_bytes)?,
+        };
+        let codes = self.load_wdl()?.into_iter().nth(side).unwrap_or_default();
+        let stored: Vec<u16> = halves
+            .into_iter()
+            .zip(codes)
+            .map(|(h, code)| stored_of_half(h, code, value_bytes))
+            .collect();
+        let fits_a_byte = stored.iter().all(|&v| v > MAX_DISTANCE || v < 0xFD);
+        Ok(if fits_a_byte {
+            DtmSide::Bytes(stored.into_iter().map(dtm_byte).collect())
+        } else {
+            DtmSide::Words(stored)
         })
     }
 

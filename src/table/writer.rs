@@ -134,28 +134,6 @@ pub(super) fn fill_dont_care(values: &mut [u16]) {
     }
 }
 
-/// The values of `slots` of one side, illegal slots filled as [`fill_dont_care`] fills them.
-pub(super) fn filled_block(
-    values: &impl ValueSource,
-    side: usize,
-    slots: std::ops::Range<u64>,
-) -> Vec<u16> {
-    let mut last = (0..slots.start)
-        .rev()
-        .map(|i| values.stored(side, i))
-        .find(|&v| v != STORED_ILLEGAL)
-        .unwrap_or(STORED_DRAW);
-    slots
-        .map(|i| match values.stored(side, i) {
-            STORED_ILLEGAL => last,
-            v => {
-                last = v;
-                v
-            }
-        })
-        .collect()
-}
-
 /// 0 loss, 1 draw, 2 win for a stored value (results by rule count as wins and losses).
 #[inline]
 pub(crate) fn wdl_code(v: u16) -> u8 {
@@ -244,20 +222,33 @@ pub(super) fn train_dictionary(
     (saving > dict.len() as f64).then_some(dict)
 }
 
-/// Raw bytes of one block of a section.
-pub(super) fn block_bytes(filled: &[u16], value_bytes: u8) -> Vec<u8> {
-    match value_bytes {
-        0 => filled
-            .chunks(4)
-            .map(|c| {
-                c.iter()
-                    .enumerate()
-                    .fold(0u8, |acc, (k, &v)| acc | (wdl_code(v) << (2 * k)))
-            })
-            .collect(),
-        1 => filled.iter().map(|&v| dtm_byte(v)).collect(),
-        _ => filled.iter().flat_map(|v| v.to_le_bytes()).collect(),
+/// Raw bytes of one block of a [`Codec::ZstdHalves`] section: the half of each slot of
+/// `slots` with `side` to move, a draw or unused slot repeating the half before it. (The
+/// block starts from the half of the last legal slot before it, so that an unused slot reads
+/// back as the value before it, as the WDL section fills it.)
+pub(super) fn halves_block(
+    values: &impl ValueSource,
+    side: usize,
+    slots: std::ops::Range<u64>,
+    value_bytes: u8,
+) -> Vec<u8> {
+    let mut last = (0..slots.start)
+        .rev()
+        .map(|i| values.stored(side, i))
+        .find(|&v| v != STORED_ILLEGAL)
+        .and_then(|v| half_of(v, value_bytes))
+        .unwrap_or(0);
+    let mut out = Vec::with_capacity((slots.end - slots.start) as usize * value_bytes as usize);
+    for i in slots {
+        if let Some(h) = half_of(values.stored(side, i), value_bytes) {
+            last = h;
+        }
+        match value_bytes {
+            1 => out.push(last as u8),
+            _ => out.extend_from_slice(&last.to_le_bytes()),
+        }
     }
+    out
 }
 
 /// One compressed section: its blocks in order, the zstd dictionary they were compressed with
@@ -287,8 +278,8 @@ pub(super) fn compress_wdl(codes: [WdlCodes; 2]) -> Compressed {
 /// Blocks of the DTM section compressed together before they are written out.
 pub(super) const DTM_BATCH_BLOCKS: usize = 1024;
 
-/// Compresses the DTM section, zstd frames of [`DTM_BLOCK`] values of `value_bytes` bytes
-/// each, and writes its frames to `out` a batch at a time, so that the compressed section
+/// Compresses the DTM section, zstd frames of [`DTM_BLOCK`] halves ([`Codec::ZstdHalves`])
+/// of `value_bytes` bytes each, and writes its frames to `out` a batch at a time, so that the compressed section
 /// is never whole in memory. Returns the section, its offsets counted from the start of
 /// `out`.
 pub(super) fn write_dtm(
@@ -305,7 +296,7 @@ pub(super) fn write_dtm(
     // Each block's raw bytes are made when it is compressed, never all at once.
     let raw = |k: usize| {
         let side = (k as u64 / per_side) as usize;
-        block_bytes(&filled_block(values, side, slots_of(k)), value_bytes)
+        halves_block(values, side, slots_of(k), value_bytes)
     };
     let blocks = 2 * per_side as usize;
     let dictionary = train_dictionary(blocks, raw).unwrap_or_default();
@@ -328,22 +319,13 @@ pub(super) fn write_dtm(
         offsets,
         checksum: checksum.digest(),
         dictionary,
-        codec: Codec::Zstd,
+        codec: Codec::ZstdHalves,
         codes: vec![],
         block_counts: vec![],
         block_sizes: vec![],
         block_splits: vec![],
         chunk_sums: vec![],
     })
-}
-
-/// The DTM section of a table being written: its description (offsets counted from the
-/// start of its bytes) and where its bytes are.
-pub(super) enum DtmBytes<'a> {
-    /// Taken from an earlier file.
-    Reused(&'a [u8]),
-    /// Compressed into this temporary file.
-    Spilled(PathBuf),
 }
 
 /// Appends `c`'s blocks to `payload` and describes them.
@@ -395,7 +377,7 @@ pub fn write_table(
     values: impl ValueSource,
     stats: [SideStats; 2],
 ) -> Result<u64, TableError> {
-    write_table_reusing(path, rules, material, values, stats, Some(None))
+    write_table_with(path, rules, material, values, stats, true)
 }
 
 /// [`write_table`] without the DTM section (`canju gen --wdl-only`): the WDL codes tell
@@ -410,26 +392,23 @@ pub fn write_wdl_table(
     values: impl ValueSource,
     stats: [SideStats; 2],
 ) -> Result<u64, TableError> {
-    write_table_reusing(path, rules, material, values, stats, None)
+    write_table_with(path, rules, material, values, stats, false)
 }
 
-/// [`write_table`]: `dtm` is `None` for a table without distances, else the DTM section and
-/// its bytes to take from an earlier file holding the same values, where it is what this
-/// version would write (zstd frames of [`DTM_BLOCK`] positions and the same value width),
-/// instead of compressing it again.
-pub(super) fn write_table_reusing(
+/// [`write_table`], with a DTM section or (`distances` false) without.
+fn write_table_with(
     path: &Path,
     rules: &str,
     material: &str,
     values: impl ValueSource,
     stats: [SideStats; 2],
-    dtm: Option<Option<(&Section, &[u8])>>,
+    distances: bool,
 ) -> Result<u64, TableError> {
     let slots = values.slots();
     // DTM first, as it reads the values; the WDL codes then take the values' place.
-    let dtm = match dtm {
-        Some(reuse) => Some(dtm_section(path, &values, reuse)?),
-        None => None,
+    let dtm = match distances {
+        true => Some(dtm_section(path, &values)?),
+        false => None,
     };
     let codes = values.into_wdl_codes(dtm.is_none());
     let mut payload = Vec::new();
@@ -458,21 +437,17 @@ pub(super) fn write_table_reusing(
         dtm: dtm.as_ref().map(|(section, _)| section.clone()),
         stats,
     };
-    let written = write_file(path, &header, &payload, dtm.as_ref().map(|(_, b)| b));
-    if let Some((_, DtmBytes::Spilled(from))) = &dtm {
-        let _ = fs::remove_file(from);
+    let spill = dtm.as_ref().map(|(_, spill)| spill);
+    let written = write_file(path, &header, &payload, spill);
+    if let Some(spill) = spill {
+        let _ = fs::remove_file(spill);
     }
     written
 }
 
-/// The DTM section of `values` (offsets from its own start) and where its bytes are: taken
-/// from `reuse` if that is what this version would write, else compressed into a
-/// temporary file beside `path`.
-fn dtm_section<'a>(
-    path: &Path,
-    values: &impl ValueSource,
-    reuse: Option<(&Section, &'a [u8])>,
-) -> Result<(Section, DtmBytes<'a>), TableError> {
+/// The DTM section of `values` (offsets from its own start), compressed into a temporary
+/// file beside `path`, and that file.
+fn dtm_section(path: &Path, values: &impl ValueSource) -> Result<(Section, PathBuf), TableError> {
     use rayon::prelude::*;
     let slots = values.slots();
     let longest = (0..2 * slots)
@@ -481,18 +456,8 @@ fn dtm_section<'a>(
         .filter(|&v| v <= MAX_DISTANCE)
         .max()
         .unwrap_or(0);
-    let dtm_bytes = if longest < 0xFD { 1 } else { 2 };
-    let reusable = reuse.filter(|(old, _)| {
-        old.codec == Codec::Zstd && old.block_values == DTM_BLOCK && old.value_bytes == dtm_bytes
-    });
-    if let Some((old, bytes)) = reusable {
-        let base = old.offsets[0];
-        let section = Section {
-            offsets: old.offsets.iter().map(|o| o - base).collect(),
-            ..old.clone()
-        };
-        return Ok((section, DtmBytes::Reused(bytes)));
-    }
+    // Halves below the rule's mark fit a byte.
+    let dtm_bytes = if longest.div_ceil(2) < 0xFF { 1 } else { 2 };
     let spill = temporary_path(path, "dtm");
     let spilled = || -> std::io::Result<Section> {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
@@ -501,7 +466,7 @@ fn dtm_section<'a>(
         Ok(section)
     };
     match spilled() {
-        Ok(section) => Ok((section, DtmBytes::Spilled(spill))),
+        Ok(section) => Ok((section, spill)),
         Err(e) => {
             let _ = fs::remove_file(&spill);
             Err(io_err(path)(e))
@@ -510,13 +475,13 @@ fn dtm_section<'a>(
 }
 
 /// Writes the file: magic, header, padding, `payload` (the WDL section) and the DTM
-/// section's bytes if any, to a temporary file that is synced and renamed to `path`.
-/// Returns the file's size.
+/// section's bytes if any (from the temporary file `dtm`), to a temporary file that is
+/// synced and renamed to `path`. Returns the file's size.
 fn write_file(
     path: &Path,
     header: &Header,
     payload: &[u8],
-    dtm: Option<&DtmBytes>,
+    dtm: Option<&PathBuf>,
 ) -> Result<u64, TableError> {
     let head = bincode::encode_to_vec(header, bincode::config::standard()).expect("header encodes");
     let padding = (20 + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (20 + head.len());
@@ -529,12 +494,8 @@ fn write_file(
         f.write_all(&head)?;
         f.write_all(&vec![0; padding])?;
         f.write_all(payload)?;
-        match dtm {
-            Some(DtmBytes::Reused(bytes)) => f.write_all(bytes)?,
-            Some(DtmBytes::Spilled(from)) => {
-                std::io::copy(&mut fs::File::open(from)?, &mut f)?;
-            }
-            None => {}
+        if let Some(from) = dtm {
+            std::io::copy(&mut fs::File::open(from)?, &mut f)?;
         }
         f.sync_all()?;
         let size = f.metadata()?.len();
@@ -550,7 +511,6 @@ fn write_file(
 /// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
 /// rule set and statistics; everything is checked on the way in. Returns the file's size in
 /// bytes before and after.
-/// A DTM section already in the current layout is copied, not compressed again.
 pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
     let old = TableFile::open(path)?;
     if old.header().format_version == FORMAT_VERSION {
@@ -562,17 +522,6 @@ pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
     // Checks every checksum on the way. (Every format before this one holds distances.)
     let values = old.load_dtm()?.into_stored();
     let h = old.header();
-    let Some(dtm) = &h.dtm else {
-        return Err(TableError::NoDistances(path.to_path_buf()));
-    };
-    let bytes = &old.payload()[dtm.offsets[0] as usize..*dtm.offsets.last().expect("end") as usize];
-    let new_bytes = write_table_reusing(
-        path,
-        &h.rules,
-        &h.material,
-        values,
-        h.stats.clone(),
-        Some(Some((dtm, bytes))),
-    )?;
+    let new_bytes = write_table(path, &h.rules, &h.material, values, h.stats.clone())?;
     Ok((old.file_bytes(), new_bytes))
 }
