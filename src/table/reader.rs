@@ -395,7 +395,7 @@ impl TableFile {
             .zip(codes)
             .map(|(h, code)| stored_of_half(h, code, value_bytes))
             .collect();
-        let fits_a_byte = stored.iter().all(|&v| v > MAX_DISTANCE || v < 0xFD);
+        let fits_a_byte = stored.iter().all(|&v| !(0xFD..=MAX_DISTANCE).contains(&v));
         Ok(if fits_a_byte {
             DtmSide::Bytes(stored.into_iter().map(dtm_byte).collect())
         } else {
