@@ -111,7 +111,7 @@ pub enum ProbeError {
 
 /// The `--dir` and `--rules` flags that `canju gen` needs to write the table file `path`
 /// (nothing for the defaults: `tables/`, `asian`).
-fn gen_flags(path: &Path) -> String {
+pub(crate) fn gen_flags(path: &Path) -> String {
     let mut flags = String::new();
     let dir = path.parent().unwrap_or(Path::new(""));
     if dir != Path::new("tables") {

@@ -700,9 +700,26 @@ fn wdl_only_tables_probe_without_distances_and_say_so() {
     assert!(!line.status.success());
     let err = String::from_utf8(line.stderr).unwrap();
     assert!(
-        err.contains("win/draw/loss only") && err.contains("canju gen KRKN --force"),
+        err.contains("win/draw/loss only") && err.contains("`canju gen KRKN --dir "),
         "{err}"
     );
+    // The command it names makes the table and its sub-tables again, with distances.
+    let again = canju()
+        .args(["gen", "KRKN", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let line = canju()
+        .args(["line", fen, "--no-gen", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(line.status.success());
 }
 
 #[test]

@@ -98,27 +98,33 @@ fn a_probe_of_a_table_without_distances_says_so_and_gives_win_draw_loss() {
 }
 
 #[test]
-fn a_set_with_distances_refuses_a_sub_table_without_them() {
+fn a_run_with_distances_makes_sub_tables_without_them_again() {
     let dir = tempfile::tempdir().unwrap();
     let tb = Tablebase::with_rules(dir.path(), RuleSet::Asian);
     let wdl_only = GenOptions {
         wdl_only: true,
         ..GenOptions::default()
     };
-    generate_all(&tb, &[Material::parse("KRK").unwrap()], &wdl_only).unwrap();
-    let err = generate_all(
-        &tb,
-        &[Material::parse("KRKA").unwrap()],
-        &GenOptions::default(),
-    )
-    .unwrap_err();
+    let (krk, krka) = (
+        Material::parse("KRK").unwrap(),
+        Material::parse("KRRK").unwrap(),
+    );
+    generate_all(&tb, &[krk], &wdl_only).unwrap();
+    assert!(!tb.table(krk).unwrap().holds_distances());
+    // Solving KRRK (whose one sub-table is KRK) with distances straight from the library is
+    // refused...
+    let err = canju::generate::solve(&tb, krka, &GenOptions::default())
+        .err()
+        .expect("refused");
     assert!(
-        matches!(&err, GenError::SubTableWithoutDistances { sub, .. } if sub == "KK" || sub == "KRK"),
+        matches!(&err, GenError::SubTableWithoutDistances { sub, set } if sub == "KRK" && set == "KRRK"),
         "{err}"
     );
-    assert!(!tb.has(Material::parse("KRKA").unwrap()), "nothing written");
-    // With --wdl-only the same run goes through.
-    generate_all(&tb, &[Material::parse("KRKA").unwrap()], &wdl_only).unwrap();
+    // ...while a run makes KRK (and KK) again with distances first.
+    let made = generate_all(&tb, &[krka], &GenOptions::default()).unwrap();
+    assert!(made.iter().any(|r| r.material == krk && r.generated));
+    assert!(tb.table(krk).unwrap().holds_distances());
+    assert!(tb.table(krka).unwrap().holds_distances());
 }
 
 #[test]

@@ -107,8 +107,8 @@ pub enum GenError {
     /// A set with distances would read a sub-table generated without them.
     #[error(
         "{sub} holds win/draw/loss only (generated with --wdl-only), and {set} with distances \
-         to mate needs its sub-tables' distances: regenerate it with `canju gen {sub} --force`, \
-         or generate {set} with --wdl-only too"
+         to mate needs its sub-tables' distances: `canju gen {set}` (without --wdl-only) makes \
+         such sub-tables again first"
     )]
     SubTableWithoutDistances {
         /// The sub-table.
@@ -297,10 +297,7 @@ pub fn generate_all_with(
     std::fs::create_dir_all(tb.dir()).map_err(dir_error)?;
     table::remove_stale_temporaries(tb.dir()).map_err(dir_error)?;
     let threads = thread_count(opts.threads);
-    let (order, todo) = work_list(tb, targets, opts.force, threads)?;
-    if !opts.wdl_only {
-        check_sub_table_distances(tb, &order, &todo)?;
-    }
+    let (order, todo) = work_list(tb, targets, opts, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -356,28 +353,6 @@ pub fn generate_all_with(
     Ok(reports)
 }
 
-/// Refuses a run that would generate a set with distances from a sub-table without them
-/// (`order` and `todo` as [`work_list`] gives them).
-fn check_sub_table_distances(
-    tb: &Tablebase,
-    order: &[Material],
-    todo: &[bool],
-) -> Result<(), GenError> {
-    let to_make = order.iter().zip(todo).filter(|(_, t)| **t).map(|(m, _)| m);
-    for set in to_make {
-        for sub in set.subsets() {
-            let present = order.iter().zip(todo).any(|(m, t)| *m == sub && !t);
-            if present && !tb.table(sub)?.holds_distances() {
-                return Err(GenError::SubTableWithoutDistances {
-                    sub: sub.name(),
-                    set: set.name(),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Drops from `tb`'s cache (read whole into memory while `done` was generated) each
 /// sub-table of `done` that no set after it in `order` still to generate (`todo`) reads.
 fn release_sub_tables(tb: &Tablebase, done: Material, order: &[Material], todo: &[bool]) {
@@ -397,14 +372,16 @@ fn release_sub_tables(tb: &Tablebase, done: Material, order: &[Material], todo: 
 }
 
 /// The sets `targets` need, smallest first, each with whether it is to be generated (its
-/// file is missing, or it is a target and `force` is set). Refuses at once, before listing
+/// file is missing, it is a target and `force` is set, or it holds no distances and the run
+/// makes tables with distances). Refuses at once, before listing
 /// any sub-set, a target whose values alone cannot fit in memory.
 fn work_list(
     tb: &Tablebase,
     targets: &[Material],
-    force: bool,
+    opts: &GenOptions,
     threads: usize,
 ) -> Result<(Vec<Material>, Vec<bool>), GenError> {
+    let (force, wdl_only) = (opts.force, opts.wdl_only);
     let wanted: Vec<Material> = targets.iter().map(|m| m.canonical()).collect();
     for &m in &wanted {
         if let Err(e) = refuse_if_too_large(m, threads)
@@ -416,9 +393,12 @@ fn work_list(
     let mut order: Vec<Material> = targets.iter().flat_map(|m| m.closure()).collect();
     crate::material::sort_dependency_order(&mut order);
     order.dedup();
+    // A run with distances makes again the tables it reads that have none.
+    let lacks_distances =
+        |m: Material| !wdl_only && tb.table(m).is_ok_and(|t| !t.holds_distances());
     let todo = order
         .iter()
-        .map(|m| !tb.has(*m) || (force && wanted.contains(m)))
+        .map(|&m| !tb.has(m) || (force && wanted.contains(&m)) || lacks_distances(m))
         .collect();
     Ok((order, todo))
 }
@@ -793,6 +773,12 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         for role in Role::ALL {
             if let Some(m) = material.after_capture(victim, role) {
                 let table = tb.table(m)?;
+                if !opts.wdl_only && !table.holds_distances() {
+                    return Err(GenError::SubTableWithoutDistances {
+                        sub: table.material.name(),
+                        set: material.name(),
+                    });
+                }
                 let swap = table.material != m;
                 // After the capture the victim's side is to move, in the table's colouring.
                 let to_move = if swap { victim.opponent() } else { victim };

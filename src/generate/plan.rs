@@ -80,7 +80,7 @@ pub fn plan(
     opts: &GenOptions,
 ) -> Result<Plan, super::GenError> {
     let threads = thread_count(opts.threads);
-    let (order, todo) = super::work_list(tb, targets, opts.force, threads)?;
+    let (order, todo) = super::work_list(tb, targets, opts, threads)?;
     Ok(plan_of_work(
         tb,
         targets,

@@ -66,9 +66,11 @@ pub enum TableError {
     /// A distance was asked of a table generated with `--wdl-only`.
     #[error(
         "{}: holds win/draw/loss only (generated with --wdl-only), no distance to mate; \
-         `canju gen {} --force` without --wdl-only makes one with distances",
+         `canju gen {}{}` (without --wdl-only) makes it again with distances, and its \
+         sub-tables too",
         .0.display(),
-        material_of(.0)
+        material_of(.0),
+        crate::probe::gen_flags(.0)
     )]
     NoDistances(PathBuf),
 }

@@ -11,14 +11,19 @@
 //!   block index (values and first-stream bytes per block) sits in the header, and checksums
 //!   per [`CHECK_CHUNK`] bytes of the section are checked the first time a probe reads a
 //!   chunk;
-//! - **dtm**: distance to mate in plies (odd: the side to move wins, even: it loses), one byte a
-//!   position when every distance fits below 253 (255 draw, 254 win by the perpetual-check rule,
-//!   253 loss by it), else two bytes little endian (`0xFFFE` draw, `0xFFFC` win by rule,
-//!   `0xFFFD` loss by it), in zstd frames of [`DTM_BLOCK`] positions, each with its content
-//!   checksum, optionally with a zstd dictionary trained on the section. A table generated
-//!   with `--wdl-only` has no DTM section (the header's `dtm` is `None`, from format 7); its
-//!   WDL codes then also tell results by the rule apart (3 loss by the rule, 4 win by it),
-//!   which a table with distances keeps in its DTM section.
+//! - **dtm** (from format 7, [`Codec::ZstdHalves`]): the distance to mate relative to what
+//!   the WDL section says, its *half*: a win in `n` plies (odd) as `(n + 1) / 2`, a loss in `n`
+//!   (even) as `n / 2`, a result by the perpetual-check rule as the width's largest value
+//!   (255 or `0xFFFF`); draws and unused slots repeat the half before them (the WDL code says
+//!   there is no distance, so any value does, and a repeat costs nothing to compress). One
+//!   byte a position when every half fits below 255 (distances up to 508 plies), else two
+//!   bytes little endian; zstd frames of [`DTM_BLOCK`] positions, each with its content
+//!   checksum, optionally with a zstd dictionary trained on the section. A probe reads the
+//!   half and the slot's WDL code. Formats up to 6 stored the distance itself ([`Codec::Zstd`]:
+//!   255 draw, 254 win by rule, 253 loss by rule in the one-byte form; `0xFFFE`, `0xFFFC`,
+//!   `0xFFFD` in the two-byte one). A table generated with `--wdl-only` has no DTM section (the
+//!   header's `dtm` is `None`); its WDL codes then also tell results by the rule apart (3 loss
+//!   by the rule, 4 win by it), which a table with distances keeps in its DTM section.
 //!
 //! | bytes | content |
 //! |---|---|
@@ -32,8 +37,9 @@
 //! Slots that hold no legal position carry the previous slot's value, so they cost almost
 //! nothing after compression. Files are written to a temporary name and renamed. Versions 3
 //! and 4 (WDL as zstd frames of 2-bit values; 3 without dictionaries), 5 (WDL blocks of one
-//! stream and any length, no padding before the payload) and 6 (a DTM section always) are
-//! still read, and `canju repack` rewrites them in the current format.
+//! stream and any length, no padding before the payload) and 6 (a DTM section always, holding
+//! distances) are still read, and `canju repack` rewrites them in the current format (their
+//! DTM sections as halves).
 //!
 //! One job a file: `format.rs` (the layout, its versions and the header's
 //! checks), `error.rs`, `reader.rs` (memory map, block cache, whole sections), `writer.rs`

@@ -127,7 +127,7 @@ impl Verify {
                     out,
                     "{name}: the table holds no distances (--wdl-only), so this checked outcomes \
                      only: results that justify one another around cycles are not ruled out; \
-                     `canju gen {name} --force` without --wdl-only makes a table the check proves"
+                     `canju gen {name}` without --wdl-only makes a table the check proves"
                 )?;
             }
         }
