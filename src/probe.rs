@@ -33,7 +33,7 @@ use crate::table::{
     self, DtmSide, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS,
     WDL_RULE_WIN, WDL_WIN,
 };
-use crate::value::{Outcome, STORED_DRAW, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
+use crate::value::{Outcome, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -145,6 +145,16 @@ pub enum Wdl {
     Win,
 }
 
+impl From<Outcome> for Wdl {
+    fn from(o: Outcome) -> Wdl {
+        match o {
+            Outcome::Win | Outcome::WinByRule => Wdl::Win,
+            Outcome::Draw => Wdl::Draw,
+            Outcome::Loss | Outcome::LossByRule => Wdl::Loss,
+        }
+    }
+}
+
 impl From<Value> for Wdl {
     fn from(v: Value) -> Wdl {
         match v {
@@ -188,9 +198,12 @@ impl Table {
             let values = if self.holds_distances() {
                 self.file.load_dtm_of(side)?
             } else {
-                let [red, black] = self.file.load_wdl()?;
-                let codes = if side == 0 { red } else { black };
-                DtmSide::Words(codes.into_iter().map(stand_in).collect())
+                let codes = self.file.load_wdl_of(side)?;
+                let stored = codes
+                    .into_iter()
+                    .map(|code| Ok(self.outcome_of_code(code)?.stand_in().to_stored()))
+                    .collect::<Result<_, TableError>>()?;
+                DtmSide::from_stored(stored)
             };
             let _ = self.all[side].set(values);
         }
@@ -209,7 +222,10 @@ impl Table {
         match self.all[side].get() {
             Some(values) => Ok(values.stored(i)),
             None if self.holds_distances() => self.file.dtm(side, i),
-            None => Ok(stand_in(self.file.wdl(side, i)?)),
+            None => {
+                let code = self.file.wdl(side, i)?;
+                Ok(self.outcome_of_code(code)?.stand_in().to_stored())
+            }
         }
     }
 
@@ -243,13 +259,25 @@ impl Table {
         let Some(i) = self.index.encode(pos) else {
             return Ok(None);
         };
-        Ok(Some(match self.file.wdl(pos.turn().index(), i)? {
+        let code = self.file.wdl(pos.turn().index(), i)?;
+        self.outcome_of_code(code).map(Some)
+    }
+
+    /// The outcome a WDL code of this table stands for.
+    ///
+    /// # Errors
+    /// [`TableError::CorruptPayload`] for a code the table cannot hold (the rule's codes 3 and
+    /// 4 occur only in a table without distances).
+    fn outcome_of_code(&self, code: u8) -> Result<Outcome, TableError> {
+        let rule_codes = !self.holds_distances();
+        Ok(match code {
             WDL_LOSS => Outcome::Loss,
-            WDL_RULE_LOSS => Outcome::LossByRule,
             WDL_DRAW => Outcome::Draw,
-            WDL_RULE_WIN => Outcome::WinByRule,
-            _ => Outcome::Win,
-        }))
+            WDL_WIN => Outcome::Win,
+            WDL_RULE_LOSS if rule_codes => Outcome::LossByRule,
+            WDL_RULE_WIN if rule_codes => Outcome::WinByRule,
+            _ => return Err(TableError::CorruptPayload(self.file.path().to_path_buf())),
+        })
     }
 
     /// Win/draw/loss of `pos` from the compact section.
@@ -257,11 +285,8 @@ impl Table {
         let Some(i) = self.index.encode(pos) else {
             return Ok(None);
         };
-        Ok(Some(match self.file.wdl(pos.turn().index(), i)? {
-            WDL_LOSS | WDL_RULE_LOSS => Wdl::Loss,
-            WDL_DRAW => Wdl::Draw,
-            _ => Wdl::Win,
-        }))
+        let code = self.file.wdl(pos.turn().index(), i)?;
+        Ok(Some(Wdl::from(self.outcome_of_code(code)?)))
     }
 
     /// Statistics per side to move from the header.
@@ -272,18 +297,6 @@ impl Table {
     /// The rule set the table was generated under.
     pub fn rules(&self) -> &str {
         &self.file.header().rules
-    }
-}
-
-/// The stored value standing for WDL code `code` of a table without distances
-/// ([`Table::stored`]).
-fn stand_in(code: u8) -> u16 {
-    match code {
-        WDL_LOSS => 0,
-        WDL_WIN => 1,
-        WDL_RULE_LOSS => STORED_RULE_LOSS,
-        WDL_RULE_WIN => STORED_RULE_WIN,
-        _ => STORED_DRAW,
     }
 }
 

@@ -202,8 +202,9 @@ impl From<Value> for Outcome {
 
 impl Outcome {
     /// A value with this outcome (distances of 1 and 0 plies stand for the unknown ones):
-    /// what the value's names and categories are taken from.
-    fn stand_in(self) -> Value {
+    /// what the value's names and categories are taken from, and what the generator reads
+    /// of a table without distances.
+    pub(crate) fn stand_in(self) -> Value {
         match self {
             Outcome::Win => Value::Win(1),
             Outcome::WinByRule => Value::WinByRule,

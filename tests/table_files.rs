@@ -427,7 +427,7 @@ fn crafted_headers_are_refused_naming_the_check() {
     let copy = path.with_file_name("same.ctb");
     std::fs::write(&copy, &same).unwrap();
     assert!(read_table(&copy).is_ok());
-    let cases: [(&str, HeaderEdit); 4] = [
+    let cases: [(&str, HeaderEdit); 6] = [
         // Any slot count, the largest included: no overflow, a named refusal.
         ("section's block layout", Box::new(|h| h.slots = u64::MAX)),
         (
@@ -448,6 +448,16 @@ fn crafted_headers_are_refused_naming_the_check() {
         (
             "value width",
             Box::new(|h| h.dtm.as_mut().unwrap().value_bytes = 0),
+        ),
+        // Distances where format 7 stores halves, and WDL in an old codec.
+        (
+            "codecs for its format version",
+            Box::new(|h| h.dtm.as_mut().unwrap().codec = canju::table::Codec::Zstd),
+        ),
+        // (caught by the WDL section's layout, which a codec sets)
+        (
+            "WDL section's block layout",
+            Box::new(|h| h.wdl.codec = canju::table::Codec::ZstdHalves),
         ),
     ];
     for (check, edit) in cases {

@@ -359,6 +359,27 @@ pub(super) fn check_section(s: &Section, slots: u64) -> bool {
     s.offsets.len() as u64 == blocks.saturating_add(1) && s.offsets.windows(2).all(|w| w[0] <= w[1])
 }
 
+/// True if the sections' codecs are those format `version` writes: WDL in zstd frames before
+/// format 5, [`Codec::Lzh`] from it; DTM distances in zstd frames before format 7, halves
+/// ([`Codec::ZstdHalves`]) from it, or no DTM section (format 7 on).
+fn codecs_fit_version(header: &Header, version: u32) -> bool {
+    let wdl = if version >= 5 {
+        Codec::Lzh
+    } else {
+        Codec::Zstd
+    };
+    let dtm = if version >= 7 {
+        Codec::ZstdHalves
+    } else {
+        Codec::Zstd
+    };
+    header.wdl.codec == wdl
+        && match &header.dtm {
+            Some(section) => section.codec == dtm,
+            None => version >= 7,
+        }
+}
+
 /// Reads and checks the header of a table held in `bytes`; returns it and the payload offset.
 pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableError> {
     if bytes.len() >= 8 && &bytes[..8] != MAGIC {
@@ -453,11 +474,11 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     if !check_section(&header.wdl, header.slots) {
         return Err(corrupt("the WDL section's block layout"));
     }
-    if header.wdl.offsets.first() != Some(&0)
-        || header.wdl.value_bytes != 0
-        || header.wdl.codec == Codec::ZstdHalves
-    {
-        return Err(corrupt("the WDL section's start, value width or codec"));
+    if header.wdl.offsets.first() != Some(&0) || header.wdl.value_bytes != 0 {
+        return Err(corrupt("the WDL section's start or value width"));
+    }
+    if !codecs_fit_version(&header, version) {
+        return Err(corrupt("the sections' codecs for its format version"));
     }
     if let Some(dtm) = &header.dtm {
         if !check_section(dtm, header.slots) {

@@ -12,7 +12,7 @@
 //! a running canju has open; replace them by rename, as canju does.
 
 use super::*;
-use crate::value::MAX_DISTANCE;
+use crate::value::{MAX_DISTANCE, STORED_ILLEGAL};
 use memmap2::Mmap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -107,7 +107,7 @@ impl TableFile {
             map,
             header,
             payload_start,
-            cache: (0..CACHE_SLOTS.min(blocks))
+            cache: (0..CACHE_SLOTS.min(blocks).max(1))
                 .map(|_| Mutex::new(None))
                 .collect(),
         })
@@ -312,25 +312,57 @@ impl TableFile {
         })
     }
 
-    /// Every win/draw/loss code (0 loss, 1 draw, 2 win), per side to move (checksums checked).
+    /// Every WDL code ([`TableFile::wdl`]), per side to move (checksums checked).
+    ///
+    /// # Errors
+    /// A checksum mismatch or a block that does not decode.
     pub fn load_wdl(&self) -> Result<[Vec<u8>; 2], TableError> {
-        use rayon::prelude::*;
         self.verify_checksums()?;
+        Ok([self.decode_wdl_side(0)?, self.decode_wdl_side(1)?])
+    }
+
+    /// The WDL codes of `side` (0 red, 1 black) to move, whole (checksums checked).
+    ///
+    /// # Errors
+    /// As [`TableFile::load_wdl`].
+    pub fn load_wdl_of(&self, side: usize) -> Result<Vec<u8>, TableError> {
+        self.verify_checksums()?;
+        self.decode_wdl_side(side)
+    }
+
+    /// The WDL codes of one side, its blocks decoded in parallel (checksums not checked).
+    fn decode_wdl_side(&self, side: usize) -> Result<Vec<u8>, TableError> {
+        use rayon::prelude::*;
         let s = &self.header.wdl;
         let corrupt = || TableError::CorruptPayload(self.path.clone());
         let blocks: Vec<Vec<u8>> = match &self.wdl_decoder {
-            Some((decoder, index)) => (0..index.blocks())
-                .into_par_iter()
-                .map(|b| {
-                    let block = index.block(b);
-                    decoder
-                        .decode(&self.payload()[block.bytes.clone()], &block)
-                        .ok_or_else(corrupt)
-                })
-                .collect::<Result<_, _>>()?,
+            Some((decoder, index)) => {
+                // Blocks end where a side ends: red's are those before black's first value.
+                let first_black = (0..index.blocks())
+                    .scan(0u64, |seen, b| {
+                        let before = *seen;
+                        *seen += index.block(b).values as u64;
+                        Some(before)
+                    })
+                    .position(|before| before >= self.header.slots)
+                    .unwrap_or(index.blocks());
+                let range = match side {
+                    0 => 0..first_black,
+                    _ => first_black..index.blocks(),
+                };
+                range
+                    .into_par_iter()
+                    .map(|b| {
+                        let block = index.block(b);
+                        decoder
+                            .decode(&self.payload()[block.bytes.clone()], &block)
+                            .ok_or_else(corrupt)
+                    })
+                    .collect::<Result<_, _>>()?
+            }
             None => {
                 let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
-                (0..2 * per_side)
+                (side * per_side..(side + 1) * per_side)
                     .into_par_iter()
                     .map(|b| {
                         let n = self.block_len(s, b);
@@ -344,12 +376,11 @@ impl TableFile {
                     .collect::<Result<_, TableError>>()?
             }
         };
-        let mut all = blocks.concat();
-        if all.len() as u64 != 2 * self.header.slots {
+        let codes = blocks.concat();
+        if codes.len() as u64 != self.header.slots {
             return Err(corrupt());
         }
-        let black = all.split_off(self.header.slots as usize);
-        Ok([all, black])
+        Ok(codes)
     }
 
     /// Every stored distance value, per side to move (checksums checked).
@@ -382,25 +413,23 @@ impl TableFile {
         })
     }
 
-    /// One side of a [`Codec::ZstdHalves`] section, whole: a byte a value where every
-    /// distance fits the one-byte form, else two.
+    /// One side of a [`Codec::ZstdHalves`] section, whole (checksums checked by the caller),
+    /// made whole with the side's WDL codes.
     fn read_halves_side(&self, side: usize, value_bytes: u8) -> Result<DtmSide, TableError> {
-        let halves = match value_bytes {
+        let mut values = match value_bytes {
             1 => self.load_dtm_side(side, |[b]: [u8; 1]| u16::from(b))?,
             _ => self.load_dtm_side(side, u16::from_le_bytes)?,
         };
-        let codes = self.load_wdl()?.into_iter().nth(side).unwrap_or_default();
-        let stored: Vec<u16> = halves
-            .into_iter()
-            .zip(codes)
-            .map(|(h, code)| stored_of_half(h, code, value_bytes))
-            .collect();
-        let fits_a_byte = stored.iter().all(|&v| !(0xFD..=MAX_DISTANCE).contains(&v));
-        Ok(if fits_a_byte {
-            DtmSide::Bytes(stored.into_iter().map(dtm_byte).collect())
-        } else {
-            DtmSide::Words(stored)
-        })
+        let codes = self.decode_wdl_side(side)?;
+        for (v, code) in values.iter_mut().zip(codes) {
+            *v = stored_of_half(*v, code, value_bytes);
+            // A correct file fills unused slots in both sections from the same slot, so
+            // every slot reads as a value.
+            if *v == STORED_ILLEGAL {
+                return Err(TableError::CorruptPayload(self.path.clone()));
+            }
+        }
+        Ok(DtmSide::from_stored(values))
     }
 
     /// One side's DTM values, each made by `value` from its bytes, block by block into one
@@ -439,6 +468,15 @@ pub enum DtmSide {
 }
 
 impl DtmSide {
+    /// Stored values, kept a byte each when every one has a one-byte form.
+    pub fn from_stored(values: Vec<u16>) -> DtmSide {
+        if values.iter().all(|&v| !(0xFD..=MAX_DISTANCE).contains(&v)) {
+            DtmSide::Bytes(values.into_iter().map(dtm_byte).collect())
+        } else {
+            DtmSide::Words(values)
+        }
+    }
+
     /// The stored value of `slot`.
     #[inline]
     pub fn stored(&self, slot: u64) -> u16 {
