@@ -225,6 +225,9 @@ pub struct Verdict {
     pub quiet_won: Vec<String>,
     /// The disagreement the catalogue records for this set, with its evidence.
     pub recorded_disagreement: Option<String>,
+    /// False when the table holds no distances (`--wdl-only`): `quiet_won` are then examples,
+    /// not the longest wins.
+    pub distances: bool,
 }
 
 /// Serialises `[attacker to move, defender to move]` with those labels.
@@ -345,6 +348,7 @@ pub fn verdict(
         recorded_disagreement: catalogue
             .find(material)
             .and_then(|e| e.disagreement.clone()),
+        distances: table.holds_distances(),
     })
 }
 

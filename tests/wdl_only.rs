@@ -196,6 +196,9 @@ fn a_verdict_from_tables_without_distances_is_the_same() {
     let a = canju::theory::verdict(&full, m, &catalogue).unwrap();
     let b = canju::theory::verdict(&wdl, m, &catalogue).unwrap();
     assert_eq!(a.measured_grade, b.measured_grade);
+    assert!(a.distances && !b.distances);
+    let stats = canju::report::stats_report(&wdl, m).unwrap();
+    assert!(!stats.distances && stats.red.longest_win_fen.is_none());
     assert_eq!(
         serde_json::to_value(&a.all).unwrap(),
         serde_json::to_value(&b.all).unwrap()

@@ -17,6 +17,9 @@ pub struct StatsReport {
     pub material_chinese: String,
     /// The table's rule set.
     pub rules: String,
+    /// False for a table without distances (`--wdl-only`): the longest wins and losses are
+    /// then 0 with no example.
+    pub distances: bool,
     /// Red to move.
     pub red: SideStats,
     /// Black to move.
@@ -41,6 +44,7 @@ pub fn stats_report(tb: &Tablebase, m: Material) -> Result<StatsReport, ProbeErr
         material: m.name(),
         material_chinese: m.chinese_name(),
         rules: table.rules().to_string(),
+        distances: table.holds_distances(),
         red,
         black,
     })

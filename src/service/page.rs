@@ -302,14 +302,18 @@ fn stats_html(service: &Service, m: Material) -> String {
         ("黑方走 black to move", &stats.black),
     ] {
         let pct = |n: u64| 100.0 * n as f64 / s.positions.max(1) as f64;
+        let longest = if stats.distances {
+            format!("{} plies", s.longest_win)
+        } else {
+            "— (no distances stored)".to_string()
+        };
         let _ = write!(
             html,
-            "<tr><th>{who}</th><td>{}</td><td>{:.1}%</td><td>{:.1}%</td><td>{:.1}%</td><td>{} plies</td></tr>",
+            "<tr><th>{who}</th><td>{}</td><td>{:.1}%</td><td>{:.1}%</td><td>{:.1}%</td><td>{longest}</td></tr>",
             s.positions,
             pct(s.win),
             pct(s.draw),
             pct(s.loss),
-            s.longest_win
         );
     }
     html.push_str("</table>");

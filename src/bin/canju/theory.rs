@@ -111,10 +111,12 @@ fn write_exceptions(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
             &v.quiet_not_won,
         )
     } else {
-        (
-            "quiet positions the attacker wins (longest first)",
-            &v.quiet_won,
-        )
+        let title = if v.distances {
+            "quiet positions the attacker wins (longest first)"
+        } else {
+            "quiet positions the attacker wins (examples: no distances stored)"
+        };
+        (title, &v.quiet_won)
     };
     if list.is_empty() {
         return Ok(());
