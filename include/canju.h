@@ -108,7 +108,8 @@ unsigned int canju_probe_dtm(const uint8_t *board, unsigned int side_to_move, in
 /**
  * Fills `results` with one packed entry per legal move (see the header's `CANJU_GET_*`
  * macros), best first, then `CANJU_FAILED`; returns the position's WDL code, or
- * `CANJU_FAILED` (and writes only the terminator) for a missing table or illegal position.
+ * `CANJU_FAILED` (and writes only the terminator) for a missing table, an illegal position,
+ * or a table without distances (`--wdl-only`: use `canju_probe_wdl` on each move there).
  *
  * # Safety
  *
