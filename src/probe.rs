@@ -179,9 +179,12 @@ pub struct Table {
 }
 
 impl Table {
-    /// Reads every value into memory (checking the checksums; one or two bytes a value, as
-    /// the file stores them), so later look-ups are array reads. Used by the generator for
-    /// sub-tables.
+    /// Reads every value into memory (checking the checksums; a byte a value where every one
+    /// has a one-byte form, else two), so later look-ups are array reads. Used by the
+    /// verifier.
+    ///
+    /// # Errors
+    /// A checksum mismatch or a block that does not decode.
     pub fn load_all(&self) -> Result<(), TableError> {
         self.load_side(0)?;
         self.load_side(1)

@@ -120,6 +120,7 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
     }
     table.load_all().map_err(ProbeError::from)?;
     // The WDL section is stored separately (its own codec); it must agree with every value.
+    // (From format 7 the distances are read through it, so this guards formats up to 6.)
     let wdl = table.file.load_wdl().map_err(ProbeError::from)?;
     let index = MaterialIndex::new(table.material);
     let (slots, positions) = index
@@ -141,7 +142,9 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
                     } else {
                         format!(
                             "{v}, but the WDL section says {}",
-                            ["loss", "draw", "win"].get(code as usize).unwrap_or(&"?")
+                            ["loss", "draw", "win", "loss by rule", "win by rule"]
+                                .get(code as usize)
+                                .unwrap_or(&"an unknown code")
                         )
                     },
                     expected: expected.to_string(),

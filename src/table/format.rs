@@ -98,8 +98,8 @@ pub const CHECK_CHUNK: usize = 16 << 10;
 /// Block compression of a section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Encode, Decode)]
 pub enum Codec {
-    /// Each block a zstd frame with its content checksum (DTM; WDL before format 5, 2-bit
-    /// values four to a byte).
+    /// Each block a zstd frame with its content checksum (DTM distances up to format 6; WDL
+    /// before format 5, 2-bit values four to a byte).
     Zstd,
     /// Each block LZ77 tokens with codes shared by the section (WDL from format 5, one value
     /// per slot; from format 6 in blocks of one cache line holding two streams); see `lzh`.

@@ -2,9 +2,10 @@
 //! memory map one block at a time.
 //!
 //! One file per material set and rule set, `MATERIAL.RULES.ctb` (`KRKAA.asian.ctb`), holding
-//! two sections for both sides to move:
+//! two sections for both sides to move (the second absent in a table without distances):
 //!
-//! - **wdl**: win/draw/loss for the side to move (0 loss, 1 draw, 2 win), one value per slot,
+//! - **wdl**: win/draw/loss for the side to move (0 loss, 1 draw, 2 win; in a table without
+//!   distances also 3 loss by the rule, 4 win by it), one value per slot,
 //!   compressed with the section's own LZ77 + Huffman codec ([`Codec::Lzh`], module [`lzh`])
 //!   in blocks of [`lzh::BLOCK_BYTES`], one cache line each, holding two interleaved token
 //!   streams, so a probe reads one line, decodes a few dozen tokens and copies nothing; a

@@ -400,7 +400,8 @@ impl TableFile {
         self.read_dtm_side(side)
     }
 
-    /// One side's DTM section in the file's width (halves made whole with the WDL codes).
+    /// One side's DTM values: distances as the file stores them (formats up to 6), or halves
+    /// made whole with the WDL codes (format 7).
     fn read_dtm_side(&self, side: usize) -> Result<DtmSide, TableError> {
         let byte = |[b]: [u8; 1]| b;
         let s = self.section(SectionKind::Dtm)?;
@@ -459,7 +460,8 @@ impl TableFile {
     }
 }
 
-/// One side to move's DTM section read whole, one or two bytes a value as the file stores them.
+/// One side to move's values read whole, a byte a value where every one has a one-byte form
+/// ([`DtmSide::from_stored`]), else two.
 pub enum DtmSide {
     /// The one-byte form (distances below 0xFD, then rule loss, rule win, draw).
     Bytes(Vec<u8>),

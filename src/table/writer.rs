@@ -138,11 +138,11 @@ pub(super) fn fill_dont_care(values: &mut [u16]) {
 #[inline]
 pub(crate) fn wdl_code(v: u16) -> u8 {
     match v {
-        STORED_DRAW => 1,
-        STORED_RULE_WIN => 2,
-        STORED_RULE_LOSS => 0,
-        n if n % 2 == 1 => 2,
-        _ => 0,
+        STORED_DRAW => WDL_DRAW,
+        STORED_RULE_WIN => WDL_WIN,
+        STORED_RULE_LOSS => WDL_LOSS,
+        n if n % 2 == 1 => WDL_WIN,
+        _ => WDL_LOSS,
     }
 }
 

@@ -16,8 +16,8 @@ use std::io::Write;
 pub struct VerdictCmd {
     /// Material set, attacker first (ASCII or Chinese: 马对单将, 炮双相对单将).
     material: String,
-    /// Generate missing tables without distances (a verdict needs only outcomes; the files
-    /// are about a third smaller).
+    /// Generate missing tables without distances (a verdict needs only outcomes; KRNKR's file
+    /// is half the bytes).
     #[arg(long)]
     wdl_only: bool,
     #[command(flatten)]
