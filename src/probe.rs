@@ -196,6 +196,9 @@ impl Table {
     ///
     /// A table without distances (`--wdl-only`) gives its wins and losses stand-in distances
     /// ([`Table::stored`]).
+    ///
+    /// # Errors
+    /// A checksum mismatch or a block that does not decode.
     pub fn load_side(&self, side: usize) -> Result<(), TableError> {
         if self.all[side].get().is_none() {
             let values = if self.holds_distances() {
@@ -221,6 +224,9 @@ impl Table {
     /// The stored value of slot `i` with `side` (0 red, 1 black) to move. In a table without
     /// distances a win stands as a mate in 1 and a loss as a mate in 0: the generator's
     /// `--wdl-only` runs, which need only who wins, read them so ([`Table::value`] refuses).
+    ///
+    /// # Errors
+    /// A damaged block.
     pub fn stored(&self, side: usize, i: u64) -> Result<u16, TableError> {
         match self.all[side].get() {
             Some(values) => Ok(values.stored(i)),
@@ -246,6 +252,9 @@ impl Table {
 
     /// [`Table::value`], with the stand-in distances of [`Table::stored`] in a table without
     /// distances.
+    ///
+    /// # Errors
+    /// A damaged block.
     pub fn value_or_stand_in(&self, pos: &Position) -> Result<Option<Value>, TableError> {
         let Some(i) = self.index.encode(pos) else {
             return Ok(None);
@@ -255,6 +264,9 @@ impl Table {
 
     /// The outcome of `pos` (results by the rule told apart): from the WDL section of a
     /// table without distances, else from the value.
+    ///
+    /// # Errors
+    /// A damaged block.
     pub fn outcome(&self, pos: &Position) -> Result<Option<Outcome>, TableError> {
         if self.holds_distances() {
             return Ok(self.value(pos)?.map(Outcome::from));
