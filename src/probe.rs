@@ -109,6 +109,23 @@ pub enum ProbeError {
     },
 }
 
+impl ProbeError {
+    /// True when a table read holds no distances (`--wdl-only`) and distances were asked.
+    pub fn lacks_distances(&self) -> bool {
+        matches!(self, ProbeError::Table(TableError::NoDistances(_)))
+    }
+}
+
+/// A position's standing for its side to move and every legal move's for the mover, best
+/// first: values with distances, or outcomes where a table read holds none.
+#[derive(Clone, Debug)]
+pub enum Results {
+    /// Every table read holds distances.
+    Values(Value, Vec<(Move, Value)>),
+    /// Some table read holds no distances (`--wdl-only`).
+    Outcomes(Outcome, Vec<(Move, Outcome)>),
+}
+
 /// The `--dir` and `--rules` flags that `canju gen` needs to write the table file `path`
 /// (nothing for the defaults: `tables/`, `asian`).
 pub(crate) fn gen_flags(path: &Path) -> String {
@@ -574,6 +591,26 @@ impl Tablebase {
         }
         out.sort_by_key(|&(mv, o)| (-o.goodness(), mv));
         Ok(out)
+    }
+
+    /// The position's standing and its moves', with distances where every table read holds
+    /// them, else outcomes ([`Results`]).
+    ///
+    /// # Errors
+    ///
+    /// The position is illegal, or a table it or a move needs is missing or damaged.
+    pub fn results(&self, pos: &Position) -> Result<Results, ProbeError> {
+        match self
+            .probe(pos)
+            .and_then(|v| Ok((v, self.move_values(pos)?)))
+        {
+            Ok((value, moves)) => Ok(Results::Values(value, moves)),
+            Err(e) if e.lacks_distances() => Ok(Results::Outcomes(
+                self.probe_outcome(pos)?,
+                self.move_outcomes(pos)?,
+            )),
+            Err(e) => Err(e),
+        }
     }
 
     /// Every legal move with the value it leaves for the side to move, best first.

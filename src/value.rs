@@ -240,6 +240,58 @@ impl Outcome {
     }
 }
 
+/// What reports show of a position for its side to move: a [`Value`], with its distance, or
+/// an [`Outcome`], from a table without distances.
+pub trait Standing: Copy + fmt::Display {
+    /// "win", "draw" or "loss".
+    fn wdl_name(self) -> &'static str;
+    /// As [`Value::category`].
+    fn category(self) -> &'static str;
+    /// As [`Value::rule`].
+    fn rule(self) -> Option<&'static str>;
+    /// Signed plies to mate, if known.
+    fn signed_dtm(self) -> Option<i32>;
+    /// The standing after a move whose standing for the mover is `self`, for the side to
+    /// move there.
+    fn child(self) -> Self;
+}
+
+impl Standing for Value {
+    fn wdl_name(self) -> &'static str {
+        Value::wdl_name(self)
+    }
+    fn category(self) -> &'static str {
+        Value::category(self)
+    }
+    fn rule(self) -> Option<&'static str> {
+        Value::rule(self)
+    }
+    fn signed_dtm(self) -> Option<i32> {
+        Value::signed_dtm(self)
+    }
+    fn child(self) -> Value {
+        Value::child(self)
+    }
+}
+
+impl Standing for Outcome {
+    fn wdl_name(self) -> &'static str {
+        Outcome::wdl_name(self)
+    }
+    fn category(self) -> &'static str {
+        Outcome::category(self)
+    }
+    fn rule(self) -> Option<&'static str> {
+        Outcome::rule(self)
+    }
+    fn signed_dtm(self) -> Option<i32> {
+        None
+    }
+    fn child(self) -> Outcome {
+        self.parent()
+    }
+}
+
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -5,14 +5,14 @@
 //! side to move there (lichess's convention): a winning move shows `loss`.
 
 use crate::material::Material;
-use crate::probe::{ProbeError, Tablebase};
+use crate::probe::{ProbeError, Results, Tablebase};
 use crate::rules::{Move, Position};
-use crate::value::{Outcome, Value};
+use crate::value::{Standing, Value};
 use serde::Serialize;
 
 /// Full moves to mate, signed like the distance in plies (`None` without a distance).
-fn moves_to_mate(v: Value) -> Option<i32> {
-    v.signed_dtm().map(|d| {
+fn moves_to_mate(dtm: Option<i32>) -> Option<i32> {
+    dtm.map(|d| {
         let moves = (d.abs() + 1) / 2;
         if d < 0 { -moves } else { moves }
     })
@@ -71,7 +71,7 @@ pub struct LookupMove {
 }
 
 impl LookupMove {
-    fn new(pos: &Position, mv: Move, after_value: Value) -> LookupMove {
+    fn new(pos: &Position, mv: Move, after_value: impl Standing) -> LookupMove {
         let after = pos.after(mv);
         LookupMove {
             uci: mv.iccs(),
@@ -82,17 +82,8 @@ impl LookupMove {
             check: after.in_check(),
             category: after_value.category(),
             dtm: after_value.signed_dtm(),
-            moves_to_mate: moves_to_mate(after_value),
+            moves_to_mate: moves_to_mate(after_value.signed_dtm()),
             rule: after_value.rule(),
-        }
-    }
-
-    /// [`LookupMove::new`] from the outcome of the position after the move (no distance).
-    fn of_outcome(pos: &Position, mv: Move, after: Outcome) -> LookupMove {
-        LookupMove {
-            category: after.category(),
-            rule: after.rule(),
-            ..LookupMove::new(pos, mv, Value::Draw)
         }
     }
 }
@@ -105,21 +96,29 @@ impl LookupMove {
 ///
 /// A table is missing or damaged.
 pub fn lookup_report(tb: &Tablebase, pos: &Position) -> Result<LookupReport, ProbeError> {
-    let (value, moves) = match tb.probe(pos).and_then(|v| Ok((v, tb.move_values(pos)?))) {
-        Ok(found) => found,
-        Err(e) if super::is_without_distances(&e) => return outcome_lookup(tb, pos),
-        Err(e) => return Err(e),
-    };
+    Ok(match tb.results(pos)? {
+        Results::Values(value, moves) => lookup_of(tb, pos, value, moves),
+        Results::Outcomes(outcome, moves) => lookup_of(tb, pos, outcome, moves),
+    })
+}
+
+/// The lookup of `pos`, whose standing is `value` and its moves' (for the mover) `moves`.
+fn lookup_of<S: Standing>(
+    tb: &Tablebase,
+    pos: &Position,
+    value: S,
+    moves: Vec<(Move, S)>,
+) -> LookupReport {
     let material = Material::of_position(pos);
     let no_move = moves.is_empty();
-    Ok(LookupReport {
+    LookupReport {
         fen: pos.fen(),
         material: material.name(),
         material_chinese: material.chinese_name(),
         rules: tb.rules().name().to_string(),
         category: value.category(),
         dtm: value.signed_dtm(),
-        moves_to_mate: moves_to_mate(value),
+        moves_to_mate: moves_to_mate(value.signed_dtm()),
         checkmate: no_move && pos.in_check(),
         stalemate: no_move && !pos.in_check(),
         rule: value.rule(),
@@ -127,31 +126,7 @@ pub fn lookup_report(tb: &Tablebase, pos: &Position) -> Result<LookupReport, Pro
             .into_iter()
             .map(|(mv, v)| LookupMove::new(pos, mv, v.child()))
             .collect(),
-    })
-}
-
-/// [`lookup_report`] from outcomes alone, for tables without distances.
-fn outcome_lookup(tb: &Tablebase, pos: &Position) -> Result<LookupReport, ProbeError> {
-    let outcome = tb.probe_outcome(pos)?;
-    let moves = tb.move_outcomes(pos)?;
-    let material = Material::of_position(pos);
-    let no_move = moves.is_empty();
-    Ok(LookupReport {
-        fen: pos.fen(),
-        material: material.name(),
-        material_chinese: material.chinese_name(),
-        rules: tb.rules().name().to_string(),
-        category: outcome.category(),
-        dtm: None,
-        moves_to_mate: None,
-        checkmate: no_move && pos.in_check(),
-        stalemate: no_move && !pos.in_check(),
-        rule: outcome.rule(),
-        moves: moves
-            .into_iter()
-            .map(|(mv, o)| LookupMove::of_outcome(pos, mv, o.parent()))
-            .collect(),
-    })
+    }
 }
 
 /// The line of best play (`GET /xiangqi/mainline`).

@@ -21,6 +21,6 @@ pub use line::{LineEnd, LineMove, LineReport, Repetition, line_report};
 pub use lookup::{
     LookupMove, LookupReport, MainlineMove, MainlineReport, lookup_report, mainline_report,
 };
-pub use position::{MoveReport, ProbeReport, is_without_distances, probe_report};
+pub use position::{MoveReport, ProbeReport, probe_report};
 pub use stats::{StatsReport, rule_decided_positions, stats_report};
 pub use theory::{TheoryRow, theory_rows};

@@ -1,10 +1,9 @@
 //! `probe`: a position's value with every legal move's.
 
 use crate::material::Material;
-use crate::probe::{ProbeError, Tablebase};
+use crate::probe::{ProbeError, Results, Tablebase};
 use crate::rules::{Move, Position};
-use crate::table::TableError;
-use crate::value::{Outcome, Value};
+use crate::value::Standing;
 use serde::Serialize;
 
 /// A position's value and its moves' (`canju probe --json`).
@@ -60,8 +59,8 @@ pub struct MoveReport {
 }
 
 impl MoveReport {
-    /// The report of `mv` from `pos`, whose value for the mover is `value`.
-    pub fn new(pos: &Position, mv: Move, value: Value) -> MoveReport {
+    /// The report of `mv` from `pos`, whose value or outcome for the mover is `value`.
+    pub fn new(pos: &Position, mv: Move, value: impl Standing) -> MoveReport {
         MoveReport {
             iccs: mv.iccs(),
             wxf: pos.move_to_wxf(mv),
@@ -72,22 +71,6 @@ impl MoveReport {
             rule: value.rule(),
         }
     }
-
-    /// The report of `mv` from `pos`, whose outcome for the mover is `outcome` (no distance).
-    pub fn of_outcome(pos: &Position, mv: Move, outcome: Outcome) -> MoveReport {
-        MoveReport {
-            dtm: None,
-            wdl: outcome.wdl_name(),
-            category: outcome.category(),
-            rule: outcome.rule(),
-            ..MoveReport::new(pos, mv, Value::Draw)
-        }
-    }
-}
-
-/// True for the error of a table that holds no distances.
-pub fn is_without_distances(e: &ProbeError) -> bool {
-    matches!(e, ProbeError::Table(TableError::NoDistances(_)))
 }
 
 /// Probes `pos` and every legal move.
@@ -99,14 +82,23 @@ pub fn is_without_distances(e: &ProbeError) -> bool {
 ///
 /// A table the position or a move needs is missing or damaged.
 pub fn probe_report(tb: &Tablebase, pos: &Position) -> Result<ProbeReport, ProbeError> {
-    let (value, moves) = match tb.probe(pos).and_then(|v| Ok((v, tb.move_values(pos)?))) {
-        Ok(found) => found,
-        Err(e) if is_without_distances(&e) => return outcome_report(tb, pos),
-        Err(e) => return Err(e),
-    };
+    Ok(match tb.results(pos)? {
+        Results::Values(value, moves) => report_of(tb, pos, value, &moves, true),
+        Results::Outcomes(outcome, moves) => report_of(tb, pos, outcome, &moves, false),
+    })
+}
+
+/// The report of `pos`, whose standing is `value` and its moves' `moves`.
+fn report_of<S: Standing>(
+    tb: &Tablebase,
+    pos: &Position,
+    value: S,
+    moves: &[(Move, S)],
+    distances: bool,
+) -> ProbeReport {
     let material = Material::of_position(pos);
     let no_move = moves.is_empty();
-    Ok(ProbeReport {
+    ProbeReport {
         fen: pos.fen(),
         material: material.name(),
         material_chinese: material.chinese_name(),
@@ -115,7 +107,7 @@ pub fn probe_report(tb: &Tablebase, pos: &Position) -> Result<ProbeReport, Probe
         category: value.category(),
         dtm: value.signed_dtm(),
         rule: value.rule(),
-        distances: true,
+        distances,
         checkmate: no_move && pos.in_check(),
         stalemate: no_move && !pos.in_check(),
         best_move: moves.first().map(|(mv, _)| mv.iccs()),
@@ -123,31 +115,5 @@ pub fn probe_report(tb: &Tablebase, pos: &Position) -> Result<ProbeReport, Probe
             .iter()
             .map(|&(mv, v)| MoveReport::new(pos, mv, v))
             .collect(),
-    })
-}
-
-/// [`probe_report`] from outcomes alone, for tables without distances.
-fn outcome_report(tb: &Tablebase, pos: &Position) -> Result<ProbeReport, ProbeError> {
-    let outcome = tb.probe_outcome(pos)?;
-    let moves = tb.move_outcomes(pos)?;
-    let material = Material::of_position(pos);
-    let no_move = moves.is_empty();
-    Ok(ProbeReport {
-        fen: pos.fen(),
-        material: material.name(),
-        material_chinese: material.chinese_name(),
-        rules: tb.rules().name().to_string(),
-        wdl: outcome.wdl_name(),
-        category: outcome.category(),
-        dtm: None,
-        rule: outcome.rule(),
-        distances: false,
-        checkmate: no_move && pos.in_check(),
-        stalemate: no_move && !pos.in_check(),
-        best_move: moves.first().map(|(mv, _)| mv.iccs()),
-        moves: moves
-            .iter()
-            .map(|&(mv, o)| MoveReport::of_outcome(pos, mv, o))
-            .collect(),
-    })
+    }
 }

@@ -66,7 +66,7 @@ impl From<ProbeError> for Failure {
     fn from(e: ProbeError) -> Failure {
         let status = match e {
             // A line needs distances the tables do not hold (`--wdl-only`).
-            _ if crate::report::is_without_distances(&e) => 422,
+            _ if e.lacks_distances() => 422,
             ProbeError::MissingTable { .. } => 404,
             ProbeError::Position(_) => 400,
             ProbeError::Table(_) | ProbeError::NotInTable { .. } => 500,

@@ -5,10 +5,11 @@
 use super::{Failure, HTML, Response, Service, query_value};
 use crate::display::piece_char;
 use crate::material::Material;
+use crate::probe::Results;
 use crate::report::stats_report;
 use crate::rules::{Color, Move, Notation, Position, Square};
 use crate::theory::Catalogue;
-use crate::value::{Outcome, Value};
+use crate::value::{Outcome, Standing, Value};
 use std::fmt::Write;
 
 /// The position shown when the query names none: a horse against a lone general.
@@ -110,33 +111,19 @@ fn body(service: &Service, view: &View) -> Result<String, Failure> {
     service.ensure(&view.pos)?;
     let tb = service.tablebase();
     let pos = &view.pos;
-    let found = tb
-        .probe(pos)
-        .and_then(|v| Ok((v, tb.move_values(pos)?, tb.principal_variation(pos)?)));
-    let (class, verdict, moves, line): (_, _, Vec<(Move, &str, String)>, _) = match found {
-        Ok((value, moves, line)) => (
+    let (class, verdict, moves, line) = match tb.results(pos)? {
+        Results::Values(value, moves) => (
             value.wdl_name(),
-            [chinese_verdict(pos, value), english_verdict(pos, value)],
-            moves
-                .iter()
-                .map(|&(mv, v)| (mv, v.wdl_name(), v.to_string()))
-                .collect(),
-            line,
+            verdicts(pos, value),
+            move_texts(&moves),
+            tb.principal_variation(pos)?,
         ),
-        Err(e) if crate::report::is_without_distances(&e) => {
-            let outcome = tb.probe_outcome(pos)?;
-            let moves = tb.move_outcomes(pos)?;
-            (
-                outcome.wdl_name(),
-                outcome_verdict(pos, outcome),
-                moves
-                    .iter()
-                    .map(|&(mv, o)| (mv, o.wdl_name(), o.to_string()))
-                    .collect(),
-                vec![],
-            )
-        }
-        Err(e) => return Err(e.into()),
+        Results::Outcomes(outcome, moves) => (
+            outcome.wdl_name(),
+            outcome_verdict(pos, outcome),
+            move_texts(&moves),
+            vec![],
+        ),
     };
     let mut html = String::new();
     let side = if pos.turn() == Color::Red {
@@ -179,6 +166,14 @@ fn outcome_verdict(pos: &Position, o: Outcome) -> [String; 2] {
         Outcome::LossByRule => verdicts(pos, Value::LossByRule),
         Outcome::Draw => verdicts(pos, Value::Draw),
     }
+}
+
+/// Each move with its class (`win`, `draw`, `loss`) and what it leaves, as text.
+fn move_texts<S: Standing>(moves: &[(Move, S)]) -> Vec<(Move, &'static str, String)> {
+    moves
+        .iter()
+        .map(|&(mv, v)| (mv, v.wdl_name(), v.to_string()))
+        .collect()
 }
 
 /// The verdict of a value in Chinese and English.

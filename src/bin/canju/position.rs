@@ -6,9 +6,11 @@ use crate::generating::{Making, ensure_table};
 use crate::text::{line_ending, score_sheet, verdict_line};
 use canju::display::{render_board, use_color};
 use canju::material::Material;
+use canju::probe::Results;
 use canju::probe::Tablebase;
-use canju::report::{is_without_distances, line_report, probe_report};
+use canju::report::{line_report, probe_report};
 use canju::rules::{Move, Notation, Position};
+use canju::value::Standing;
 use std::io::Write;
 
 /// `canju moves`.
@@ -125,46 +127,39 @@ impl Probe {
             return Ok(());
         }
         write!(out, "{}", render_board(&pos, use_color()))?;
-        let (value, moves) = match tb.probe(&pos).and_then(|v| Ok((v, tb.move_values(&pos)?))) {
-            Ok(found) => found,
-            Err(e) if is_without_distances(&e) => return write_outcomes(out, &tb, &pos),
-            Err(e) => return Err(e.into()),
-        };
-        writeln!(out, "{}", verdict_line(&pos, value))?;
-        for (mv, v) in moves {
-            write_move(out, &pos, mv, &v)?;
+        match tb.results(&pos)? {
+            Results::Values(value, moves) => {
+                writeln!(out, "{}", verdict_line(&pos, value))?;
+                write_moves(out, &pos, &moves)?;
+            }
+            Results::Outcomes(outcome, moves) => {
+                writeln!(
+                    out,
+                    "{} to move: {outcome} (no distance to mate: the tables hold win/draw/loss \
+                     only, made with `canju gen --wdl-only`)",
+                    pos.turn()
+                )?;
+                write_moves(out, &pos, &moves)?;
+            }
         }
         Ok(())
     }
 }
 
-/// One move of `probe`'s list with what it leaves for its side.
-fn write_move(
+/// `probe`'s list of moves, each with what it leaves for its side.
+fn write_moves<S: Standing>(
     out: &mut dyn Write,
     pos: &Position,
-    mv: Move,
-    what: &dyn std::fmt::Display,
-) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "  {:<10} {:<8} {}  {what}",
-        pos.move_to_chinese(mv),
-        pos.move_to_wxf(mv),
-        mv.iccs(),
-    )
-}
-
-/// `probe`'s text where a table holds no distances: the outcomes, and why no distance.
-fn write_outcomes(out: &mut dyn Write, tb: &Tablebase, pos: &Position) -> Result<()> {
-    let outcome = tb.probe_outcome(pos)?;
-    writeln!(
-        out,
-        "{} to move: {outcome} (no distance to mate: the tables hold win/draw/loss only, \
-         made with `canju gen --wdl-only`)",
-        pos.turn()
-    )?;
-    for (mv, o) in tb.move_outcomes(pos)? {
-        write_move(out, pos, mv, &o)?;
+    moves: &[(Move, S)],
+) -> Result<()> {
+    for &(mv, v) in moves {
+        writeln!(
+            out,
+            "  {:<10} {:<8} {}  {v}",
+            pos.move_to_chinese(mv),
+            pos.move_to_wxf(mv),
+            mv.iccs(),
+        )?;
     }
     Ok(())
 }
