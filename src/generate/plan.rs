@@ -21,8 +21,9 @@ const GRAPH_RULE_SECONDS_PER_SLOT: f64 = 0.74e-6;
 /// share of draws: KRNKR 1.2e-6 (38-41 s over several runs; this VM varies by 15%), KRNKRA
 /// 1.79e-6 (238 s), KRNKRAB 1.81e-6 (1,667 s).
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.8e-6;
-/// Bytes on disk per slot, measured over every set up to 5 men (KRNKR 0.33, KRCKR 0.19).
-pub(super) const DISK_BYTES_PER_SLOT: f64 = 0.25;
+/// Bytes on disk per slot, measured over every set up to 5 men (0.228 with DTM as halves,
+/// format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30, KRCKR 0.17).
+pub(super) const DISK_BYTES_PER_SLOT: f64 = 0.23;
 /// Bytes on disk per slot of a table without distances (`--wdl-only`), measured on KRNKR
 /// (5,265,728 bytes for 32.8M slots: its WDL codes tell apart 8.9M wins by the rule).
 const WDL_ONLY_DISK_BYTES_PER_SLOT: f64 = 0.16;
