@@ -140,6 +140,9 @@ pub struct TheoryCmd {
     /// measured too).
     #[arg(long, default_value_t = 4)]
     men: u32,
+    /// Generate missing tables without distances (grades need only outcomes).
+    #[arg(long)]
+    wdl_only: bool,
     #[command(flatten)]
     json: JsonFlag,
     #[command(flatten)]
@@ -162,7 +165,7 @@ impl TheoryCmd {
             }
             let making = Making {
                 quiet: self.json.json,
-                wdl_only: false,
+                wdl_only: self.wdl_only,
                 needed_by: "the theory listing",
             };
             ensure_table(&tb, m, making)?;
