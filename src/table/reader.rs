@@ -12,7 +12,7 @@
 //! a running canju has open; replace them by rename, as canju does.
 
 use super::*;
-use crate::value::{MAX_DISTANCE, STORED_ILLEGAL};
+use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL};
 use memmap2::Mmap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -297,18 +297,26 @@ impl TableFile {
     /// [`TableError::NoDistances`] for a table generated with `--wdl-only`; a damaged block.
     pub fn dtm(&self, side: usize, index: u64) -> Result<u16, TableError> {
         let s = self.section(SectionKind::Dtm)?;
-        let (b, at) = self.locate(s, side, index);
         let (codec, value_bytes) = (s.codec, s.value_bytes);
+        // Halves: the WDL code first, so that a draw needs no DTM block at all.
+        let code = match codec {
+            Codec::ZstdHalves => Some(self.wdl(side, index)?),
+            _ => None,
+        };
+        if code == Some(WDL_DRAW) {
+            return Ok(STORED_DRAW);
+        }
+        let (b, at) = self.locate(s, side, index);
         let block = self.cached_block(SectionKind::Dtm, b)?;
         let raw = match value_bytes {
             1 => u16::from(block[at]),
             _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
         };
         drop(block);
-        Ok(match (codec, value_bytes) {
-            (Codec::ZstdHalves, w) => stored_of_half(raw, self.wdl(side, index)?, w),
-            (_, 1) => dtm_from_byte(raw as u8),
-            _ => raw,
+        Ok(match (code, value_bytes) {
+            (Some(code), w) => stored_of_half(raw, code, w),
+            (None, 1) => dtm_from_byte(raw as u8),
+            (None, _) => raw,
         })
     }
 
