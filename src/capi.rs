@@ -158,12 +158,17 @@ unsafe fn probe_value(board: *const u8, side_to_move: c_uint) -> Option<Value> {
 
 /// The WDL code of a value.
 fn wdl_code(v: Value) -> c_uint {
-    match v {
-        Value::Loss(_) => CANJU_LOSS,
-        Value::LossByRule => CANJU_LOSS_BY_RULE,
-        Value::Draw => CANJU_DRAW,
-        Value::WinByRule => CANJU_WIN_BY_RULE,
-        Value::Win(_) => CANJU_WIN,
+    outcome_code(v.into())
+}
+
+/// The WDL code of an outcome.
+fn outcome_code(o: Outcome) -> c_uint {
+    match o {
+        Outcome::Loss => CANJU_LOSS,
+        Outcome::LossByRule => CANJU_LOSS_BY_RULE,
+        Outcome::Draw => CANJU_DRAW,
+        Outcome::WinByRule => CANJU_WIN_BY_RULE,
+        Outcome::Win => CANJU_WIN,
     }
 }
 
@@ -183,13 +188,7 @@ pub unsafe extern "C" fn canju_probe_wdl(board: *const u8, side_to_move: c_uint)
         };
         let tables = TABLES.read().unwrap_or_else(|e| e.into_inner());
         let outcome = tables.as_ref().and_then(|tb| tb.probe_outcome(&pos).ok());
-        outcome.map_or(CANJU_FAILED, |o| match o {
-            Outcome::Loss => CANJU_LOSS,
-            Outcome::LossByRule => CANJU_LOSS_BY_RULE,
-            Outcome::Draw => CANJU_DRAW,
-            Outcome::WinByRule => CANJU_WIN_BY_RULE,
-            Outcome::Win => CANJU_WIN,
-        })
+        outcome.map_or(CANJU_FAILED, outcome_code)
     })
 }
 

@@ -30,7 +30,7 @@ use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::rules::{Move, Position, PositionError};
 use crate::table::{
-    self, DtmSide, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS,
+    self, DtmSide, DtmValues, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS,
     WDL_RULE_WIN, WDL_WIN,
 };
 use crate::value::{Outcome, Value};
@@ -203,6 +203,13 @@ impl Table {
     /// # Errors
     /// A checksum mismatch or a block that does not decode.
     pub fn load_all(&self) -> Result<(), TableError> {
+        if self.holds_distances() && self.all.iter().any(|side| side.get().is_none()) {
+            // Both sides after one pass over the checksums.
+            let DtmValues(sides) = self.file.load_dtm()?;
+            for (cell, values) in self.all.iter().zip(sides) {
+                let _ = cell.set(values);
+            }
+        }
         self.load_side(0)?;
         self.load_side(1)
     }

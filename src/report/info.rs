@@ -63,14 +63,10 @@ fn table_info(path: PathBuf) -> TableInfo {
             }
         }
         Err(e) => {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let mut parts = name.split('.');
+            let (material, rules) = crate::table::name_parts(&path);
             TableInfo {
-                material: parts.next().unwrap_or_default().to_string(),
-                rules: parts.next().unwrap_or_default().to_string(),
+                material,
+                rules,
                 positions: 0,
                 bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
                 bits_per_position: 0.0,

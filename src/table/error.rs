@@ -69,19 +69,10 @@ pub enum TableError {
          `canju gen {}{}` (without --wdl-only) makes it again with distances, and its \
          sub-tables too",
         .0.display(),
-        material_of(.0),
+        super::name_parts(.0).0,
         crate::probe::gen_flags(.0)
     )]
     NoDistances(PathBuf),
-}
-
-/// The material part of a table file's name (`KRKN` of `KRKN.asian.ctb`).
-fn material_of(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    name.split('.').next().unwrap_or_default().to_string()
 }
 
 pub(super) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {

@@ -59,6 +59,20 @@ pub use format::*;
 pub use reader::*;
 pub use writer::*;
 
+/// The material and rule-set parts of a table file's name (`KRKN` and `asian` of
+/// `KRKN.asian.ctb`), empty where the name lacks them.
+pub fn name_parts(path: &std::path::Path) -> (String, String) {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut parts = name.split('.').map(str::to_string);
+    (
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+    )
+}
+
 /// The file name of a material set's table under a rule set: `KRKAA.asian.ctb`.
 pub fn file_name(material: &str, rules: &str) -> String {
     format!("{material}.{rules}.{EXTENSION}")

@@ -312,7 +312,6 @@ impl TableFile {
             1 => u16::from(block[at]),
             _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
         };
-        drop(block);
         Ok(match (code, value_bytes) {
             (Some(code), w) => stored_of_half(raw, code, w),
             (None, 1) => dtm_from_byte(raw as u8),

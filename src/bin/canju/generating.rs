@@ -56,11 +56,7 @@ fn regenerate_hint(e: &GenError) -> String {
         return String::new();
     }
     let path = t.path();
-    let material = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(|n| n.split('.').next())
-        .unwrap_or("MATERIAL");
+    let (material, _) = canju::table::name_parts(path);
     let dir = path
         .parent()
         .map_or(String::new(), |d| format!(" --dir {}", d.display()));
