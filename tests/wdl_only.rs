@@ -235,7 +235,7 @@ fn verify_checks_outcomes_of_tables_without_distances_and_can_fail() {
     values[0][slot as usize] = 0xFFFE; // the stored form of a draw
     let stats = full.table(m).unwrap().stats().clone();
     tb.forget(m);
-    canju::table::write_wdl_table(&path, "asian", SET, values, stats).unwrap();
+    canju::table::write_table_with(&path, "asian", SET, values, stats, false).unwrap();
     let err = canju::verify::verify_table(&tb, m).unwrap_err();
     assert!(
         matches!(&err, canju::verify::VerifyError::Mismatch { stored, expected, .. } if stored == "draw" && expected == "win"),

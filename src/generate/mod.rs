@@ -738,12 +738,13 @@ pub fn generate_one(
     let index = MaterialIndex::new(material);
     let mut stats = Color::ALL.map(|turn| side_stats(&index, &values, turn));
     let path = tb.path_of(material);
-    let file_bytes = if opts.wdl_only {
+    if opts.wdl_only {
         stats = stats.map(without_distances);
-        table::write_wdl_table(&path, tb.rules().name(), &name, values, stats.clone())?
-    } else {
-        table::write_table(&path, tb.rules().name(), &name, values, stats.clone())?
-    };
+    }
+    let rules = tb.rules().name();
+    let distances = !opts.wdl_only;
+    let file_bytes =
+        table::write_table_with(&path, rules, &name, values, stats.clone(), distances)?;
     tb.forget(material);
     bar.finish();
     phases.write = written.elapsed().as_secs_f64();

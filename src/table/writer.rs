@@ -380,23 +380,13 @@ pub fn write_table(
     write_table_with(path, rules, material, values, stats, true)
 }
 
-/// [`write_table`] without the DTM section (`canju gen --wdl-only`): the WDL codes tell
-/// results by the rule apart instead ([`WDL_RULE_WIN`], [`WDL_RULE_LOSS`]).
+/// [`write_table`], with a DTM section, or with `distances` false without one (`canju gen
+/// --wdl-only`): the WDL codes then tell results by the rule apart instead
+/// ([`WDL_RULE_WIN`], [`WDL_RULE_LOSS`]).
 ///
 /// # Errors
 /// As [`write_table`].
-pub fn write_wdl_table(
-    path: &Path,
-    rules: &str,
-    material: &str,
-    values: impl ValueSource,
-    stats: [SideStats; 2],
-) -> Result<u64, TableError> {
-    write_table_with(path, rules, material, values, stats, false)
-}
-
-/// [`write_table`], with a DTM section or (`distances` false) without.
-fn write_table_with(
+pub fn write_table_with(
     path: &Path,
     rules: &str,
     material: &str,
