@@ -33,7 +33,7 @@ use crate::table::{
     self, DtmSide, DtmValues, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS,
     WDL_RULE_WIN, WDL_WIN,
 };
-use crate::value::{Outcome, Value};
+use crate::value::{Outcome, Standing, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -590,14 +590,7 @@ impl Tablebase {
     ///
     /// The position is illegal, or a table a move needs is missing or damaged.
     pub fn move_outcomes(&self, pos: &Position) -> Result<Vec<(Move, Outcome)>, ProbeError> {
-        pos.validate().map_err(PositionError::from)?;
-        let mut out = Vec::new();
-        for &mv in pos.legal_moves().iter() {
-            let o = self.outcome_unchecked(&pos.after(mv))?.parent();
-            out.push((mv, o));
-        }
-        out.sort_by_key(|&(mv, o)| (-o.goodness(), mv));
-        Ok(out)
+        moves_by(pos, |after| self.outcome_unchecked(after))
     }
 
     /// The position's standing and its moves', with distances where every table read holds
@@ -622,15 +615,7 @@ impl Tablebase {
 
     /// Every legal move with the value it leaves for the side to move, best first.
     pub fn move_values(&self, pos: &Position) -> Result<Vec<(Move, Value)>, ProbeError> {
-        pos.validate().map_err(PositionError::from)?;
-        let mut out = Vec::new();
-        for &mv in pos.legal_moves().iter() {
-            // A legal move from a legal position leads to a legal position.
-            let v = self.probe_unchecked(&pos.after(mv))?.parent();
-            out.push((mv, v));
-        }
-        out.sort_by_key(|&(mv, v)| (-v.goodness(), mv));
-        Ok(out)
+        moves_by(pos, |after| self.probe_unchecked(after))
     }
 
     /// The moves that keep the position's value (all of them if several are equally good).
@@ -689,6 +674,22 @@ impl Tablebase {
         }
         Ok(best.first().copied())
     }
+}
+
+/// Every legal move of `pos` with the standing it leaves for the mover, from `probe` of the
+/// position after it, best first.
+fn moves_by<S: Standing>(
+    pos: &Position,
+    probe: impl Fn(&Position) -> Result<S, ProbeError>,
+) -> Result<Vec<(Move, S)>, ProbeError> {
+    pos.validate().map_err(PositionError::from)?;
+    let mut out = Vec::new();
+    for &mv in pos.legal_moves().iter() {
+        // A legal move from a legal position leads to a legal position.
+        out.push((mv, probe(&pos.after(mv))?.parent()));
+    }
+    out.sort_by_key(|&(mv, s)| (-s.goodness(), mv));
+    Ok(out)
 }
 
 /// The position's board and side to move, without the move counters: what a repetition

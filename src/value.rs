@@ -254,6 +254,10 @@ pub trait Standing: Copy + fmt::Display {
     /// The standing after a move whose standing for the mover is `self`, for the side to
     /// move there.
     fn child(self) -> Self;
+    /// The standing for the mover of a move that leaves `self` (the inverse of `child`).
+    fn parent(self) -> Self;
+    /// Larger for better standings of the side to move (the order moves are listed in).
+    fn goodness(self) -> i32;
 }
 
 impl Standing for Value {
@@ -272,6 +276,12 @@ impl Standing for Value {
     fn child(self) -> Value {
         Value::child(self)
     }
+    fn parent(self) -> Value {
+        Value::parent(self)
+    }
+    fn goodness(self) -> i32 {
+        Value::goodness(self)
+    }
 }
 
 impl Standing for Outcome {
@@ -288,7 +298,13 @@ impl Standing for Outcome {
         None
     }
     fn child(self) -> Outcome {
-        self.parent()
+        Outcome::parent(self)
+    }
+    fn parent(self) -> Outcome {
+        Outcome::parent(self)
+    }
+    fn goodness(self) -> i32 {
+        Outcome::goodness(self)
     }
 }
 
