@@ -663,23 +663,20 @@ fn a_damaged_sub_table_stops_gen_with_how_to_remake_it() {
     assert!(err.contains("truncated") && err.contains(&hint), "{err}");
 }
 
+/// What `canju ARGS --dir DIR` does.
+fn run_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    canju().args(args).arg("--dir").arg(dir).output().unwrap()
+}
+
 #[test]
 fn wdl_only_tables_probe_without_distances_and_say_so() {
     let dir = tempfile::tempdir().unwrap();
-    let made = canju()
-        .args(["gen", "KRKN", "--wdl-only", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let made = run_in(dir.path(), &["gen", "KRKN", "--wdl-only"]);
     assert!(made.status.success());
     let text = String::from_utf8(made.stdout).unwrap();
     assert!(text.contains("no distances (--wdl-only)"), "{text}");
     let fen = "3k5/9/9/9/9/9/9/9/4n4/R3K4 w";
-    let probe = canju()
-        .args(["probe", fen, "--no-gen", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let probe = run_in(dir.path(), &["probe", fen, "--no-gen"]);
     assert!(probe.status.success());
     let text = String::from_utf8(probe.stdout).unwrap();
     assert!(
@@ -692,11 +689,7 @@ fn wdl_only_tables_probe_without_distances_and_say_so() {
     assert!(report["dtm"].is_null() && report["moves"][0]["dtm"].is_null());
     assert_eq!(report["moves"][0]["wdl"], "win");
     // A line needs distances: refused, saying how to make them.
-    let line = canju()
-        .args(["line", fen, "--no-gen", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let line = run_in(dir.path(), &["line", fen, "--no-gen"]);
     assert!(!line.status.success());
     let err = String::from_utf8(line.stderr).unwrap();
     assert!(
@@ -704,21 +697,13 @@ fn wdl_only_tables_probe_without_distances_and_say_so() {
         "{err}"
     );
     // The command it names makes the table and its sub-tables again, with distances.
-    let again = canju()
-        .args(["gen", "KRKN", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let again = run_in(dir.path(), &["gen", "KRKN"]);
     assert!(
         again.status.success(),
         "{}",
         String::from_utf8_lossy(&again.stderr)
     );
-    let line = canju()
-        .args(["line", fen, "--no-gen", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let line = run_in(dir.path(), &["line", fen, "--no-gen"]);
     assert!(line.status.success());
 }
 
