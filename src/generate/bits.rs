@@ -53,6 +53,31 @@ impl Bits {
         self.words.par_iter().for_each(|w| w.store(0, Relaxed));
     }
 
+    /// Sets every bit below `len`, the length this bitmap was made with.
+    #[allow(dead_code)]
+    pub(crate) fn fill(&self, len: u64) {
+        let full = len / 64;
+        self.words.par_iter().enumerate().for_each(|(k, w)| {
+            let word = match (k as u64).cmp(&full) {
+                std::cmp::Ordering::Less => u64::MAX,
+                std::cmp::Ordering::Equal => (1u64 << (len % 64)) - 1,
+                std::cmp::Ordering::Greater => 0,
+            };
+            w.store(word, Relaxed);
+        });
+    }
+
+    /// Sets every bit that is set in `other`.
+    #[allow(dead_code)]
+    pub(crate) fn or_from(&self, other: &Bits) {
+        self.words
+            .par_iter()
+            .zip(other.words.par_iter())
+            .for_each(|(to, from)| {
+                to.fetch_or(from.load(Relaxed), Relaxed);
+            });
+    }
+
     /// Clears every bit that is set in `other`.
     pub(crate) fn and_not_from(&self, other: &Bits) {
         self.words
@@ -167,5 +192,12 @@ mod tests {
         assert!(c.get(5) && !c.get(130));
         d.clear_all();
         assert_eq!(d.count(), 0);
+        d.fill(200);
+        assert_eq!(d.count(), 200);
+        let e = Bits::new(128);
+        e.fill(128);
+        assert_eq!(e.count(), 128);
+        c.or_from(&a);
+        assert_eq!(c.count(), 4, "5, 0, 130 and 199");
     }
 }

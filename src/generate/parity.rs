@@ -1,0 +1,436 @@
+//! The repetition rules of the 棋例 as a game with a priority on every move, solved exactly
+//! over bitmaps.
+//!
+//! For one side p, each move between two draws gets a priority by who makes it and what it
+//! does ([`priority`]):
+//!
+//! | move | by the opponent | by p |
+//! |---|---|---|
+//! | idle (閑), a general's own attack | 5 | 4 |
+//! | chase (捉) | 3 | 2 |
+//! | a pawn's own attack | 5 (idle) | 2 (a chase) |
+//! | check (將) | 1 | 1 |
+//!
+//! p wins an endless play exactly when the highest priority seen infinitely often is even:
+//! - 4: the opponent attacks on every move from some point on (an offender) and p does not
+//!   (it moves idly again and again): one offender loses;
+//! - 2: the opponent only checks from some point on while p attacks and chases again and
+//!   again: a side that only checks loses against one that chases (單方面長將 is never
+//!   allowed);
+//! - 5 (the opponent moves idly again and again), 3 (both sides attack and the opponent
+//!   chases: two offenders draw) and 1 (both only check) are not wins for p.
+//!
+//! A pawn's own attack is idle unless both sides attack perpetually (相互長打). For p's win
+//! that is the same as idle for the opponent's pawn (p wins nothing where the opponent is no
+//! offender, and where both attack, a pawn's chase by the opponent breaks p's claim just as
+//! an idle move does) and a chase for p's pawn (p keeps its claim either way where the
+//! opponent offends).
+//!
+//! The positions p wins are the nested fixpoint `mu X5. nu X4. mu X3. nu X2. mu X1. Pre`,
+//! where `Pre` holds for a p-to-move position when some move of priority k reaches X_k (or
+//! it has an exit p wins), and for an opponent-to-move position when every move of priority
+//! k reaches X_k (and it has no exit p does not win). The innermost set grows as an
+//! attractor: backwards along priority-1 moves from the positions that hold at once, each
+//! candidate confirmed by generating its moves (forward verification); no move is stored.
+//!
+//! The perpetual-check rule alone is this game without chases: its priorities 5, 4 and 1
+//! give the same wins as [`super::fixpoint`]'s 3, 2 and 1 (a test checks this).
+
+use super::bits::Bits;
+use super::par_chunks;
+use rayon::prelude::*;
+
+/// The highest priority: the opponent's idle move.
+pub(crate) const TOP: u8 = 5;
+
+/// What a move does, for the repetition rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MoveKind {
+    /// Neither a check nor a chase (a general's own attack included).
+    Idle,
+    /// A chase by a piece other than a pawn (or a pawn together with another piece).
+    Chase,
+    /// A chase by a pawn alone: idle unless both sides attack perpetually.
+    PawnChase,
+    /// A check.
+    Check,
+}
+
+/// The priority of a move of `kind` in p's game, made by p (`by_p`) or by the opponent.
+pub(crate) fn priority(kind: MoveKind, by_p: bool) -> u8 {
+    match (kind, by_p) {
+        (MoveKind::Check, _) => 1,
+        (MoveKind::Chase | MoveKind::PawnChase, true) => 2,
+        (MoveKind::Chase, false) => 3,
+        (MoveKind::Idle, true) => 4,
+        (MoveKind::Idle | MoveKind::PawnChase, false) => 5,
+    }
+}
+
+/// The draws of one side p's game, as the solver sees them. Node ids are below
+/// [`RuleGame::id_bound`], and every id below it is a node.
+pub(crate) trait RuleGame: Sync {
+    /// Every node id is below this.
+    fn id_bound(&self) -> u64;
+    /// True if p is to move at node `v`.
+    fn p_to_move(&self, v: u64) -> bool;
+    /// True if some move of node `v` leaves the draws for a result that settles it: for a
+    /// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
+    fn exit(&self, v: u64) -> bool;
+    /// True if `f` holds for some move of node `v` to a node, given with the move's
+    /// priority (stops at the first).
+    fn any_move(&self, v: u64, f: impl FnMut(u64, u8) -> bool) -> bool;
+    /// The nodes that move into node `v` with a move of priority 1 (repeats allowed), in
+    /// `out`.
+    fn check_predecessors(&self, v: u64, out: &mut Vec<u64>);
+}
+
+/// The nodes p wins, as a bitmap over node ids.
+pub(crate) fn solve(game: &impl RuleGame) -> Bits {
+    let n = game.id_bound();
+    let solver = Solver {
+        game,
+        sets: std::array::from_fn(|_| Bits::new(n)),
+        walk: std::array::from_fn(|_| Bits::new(n)),
+    };
+    solver.level(TOP);
+    let [.., top] = solver.sets;
+    top
+}
+
+/// The nested fixpoint's sets X1..X5 (`sets[k - 1]`) and an attractor's working sets.
+struct Solver<'g, G> {
+    game: &'g G,
+    sets: [Bits; TOP as usize],
+    /// Frontier, next step and candidates.
+    walk: [Bits; 3],
+}
+
+impl<G: RuleGame> Solver<'_, G> {
+    /// X_k.
+    fn set(&self, k: u8) -> &Bits {
+        &self.sets[k as usize - 1]
+    }
+
+    /// Computes X_k for the current X_{k+1}..X5: from the empty set (odd k) or every node
+    /// (even k), X_k becomes the value of the level inside until it no longer changes.
+    fn level(&self, k: u8) {
+        if k == 1 {
+            self.attract();
+            return;
+        }
+        if k % 2 == 0 {
+            self.set(k).fill(self.game.id_bound());
+        } else {
+            self.set(k).clear_all();
+        }
+        loop {
+            self.level(k - 1);
+            if !self.set(k).copy_from(self.set(k - 1)) {
+                return;
+            }
+        }
+    }
+
+    /// True if `Pre` holds for node `v` with the sets as they are.
+    fn pre(&self, v: u64) -> bool {
+        let game = self.game;
+        if game.p_to_move(v) {
+            game.exit(v) || game.any_move(v, |u, k| self.set(k).get(u))
+        } else {
+            !game.exit(v) && !game.any_move(v, |u, k| !self.set(k).get(u))
+        }
+    }
+
+    /// X1, the least set closed under `Pre`: the nodes for which it holds at once, then
+    /// backwards along priority-1 moves, each candidate confirmed by [`Solver::pre`].
+    fn attract(&self) {
+        let x1 = self.set(1);
+        let [frontier, next, candidates] = &self.walk;
+        x1.clear_all();
+        frontier.clear_all();
+        par_chunks(self.game.id_bound()).for_each(|range| {
+            for v in range {
+                if self.pre(v) {
+                    frontier.set(v);
+                }
+            }
+        });
+        let (mut current, mut next) = (frontier, next);
+        while current.count() > 0 {
+            x1.or_from(current);
+            candidates.clear_all();
+            current.for_each_one(Vec::new, |preds, u| {
+                self.game.check_predecessors(u, preds);
+                for &w in preds.iter() {
+                    if !x1.get(w) {
+                        candidates.set(w);
+                    }
+                }
+            });
+            next.clear_all();
+            candidates.for_each_one(
+                || (),
+                |_, w| {
+                    if self.pre(w) {
+                        next.set(w);
+                    }
+                },
+            );
+            std::mem::swap(&mut current, &mut next);
+        }
+    }
+}
+
+/// A move of a hand-made game: the node it reaches and what it does.
+#[cfg(test)]
+pub(super) type HandMove = (u32, MoveKind);
+
+/// A node of a hand-made game: (p to move, exit, moves).
+#[cfg(test)]
+pub(super) type HandNode = (bool, bool, Vec<HandMove>);
+
+/// The fixpoint as written, each set iterated from its start over every node: the oracle
+/// for [`solve`].
+#[cfg(test)]
+pub(super) fn textbook(nodes: &[HandNode]) -> Vec<bool> {
+    fn level(nodes: &[HandNode], sets: &mut Vec<Vec<bool>>, k: usize) -> Vec<bool> {
+        let n = nodes.len();
+        let mut x = vec![k % 2 == 0; n];
+        loop {
+            sets[k - 1] = x.clone();
+            let inner = if k == 1 {
+                (0..n).map(|v| pre(nodes, sets, v)).collect()
+            } else {
+                level(nodes, sets, k - 1)
+            };
+            if inner == x {
+                return x;
+            }
+            x = inner;
+        }
+    }
+    fn pre(nodes: &[HandNode], sets: &[Vec<bool>], v: usize) -> bool {
+        let (p_to_move, exit, moves) = &nodes[v];
+        let mut reached = moves
+            .iter()
+            .map(|&(u, kind)| sets[priority(kind, *p_to_move) as usize - 1][u as usize]);
+        if *p_to_move {
+            *exit || reached.any(|r| r)
+        } else {
+            !*exit && reached.all(|r| r)
+        }
+    }
+    let mut sets = vec![vec![false; nodes.len()]; TOP as usize];
+    level(nodes, &mut sets, TOP as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MoveKind::{Chase, Check, Idle, PawnChase};
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A hand-made game with its moves and, derived, its priority-1 predecessors.
+    struct HandMade {
+        nodes: Vec<HandNode>,
+        check_preds: Vec<Vec<u64>>,
+    }
+
+    impl HandMade {
+        fn new(nodes: &[HandNode]) -> HandMade {
+            let mut check_preds = vec![vec![]; nodes.len()];
+            for (v, (p_to_move, _, moves)) in nodes.iter().enumerate() {
+                for &(u, kind) in moves {
+                    if priority(kind, *p_to_move) == 1 {
+                        check_preds[u as usize].push(v as u64);
+                    }
+                }
+            }
+            HandMade {
+                nodes: nodes.to_vec(),
+                check_preds,
+            }
+        }
+    }
+
+    impl RuleGame for HandMade {
+        fn id_bound(&self) -> u64 {
+            self.nodes.len() as u64
+        }
+        fn p_to_move(&self, v: u64) -> bool {
+            self.nodes[v as usize].0
+        }
+        fn exit(&self, v: u64) -> bool {
+            self.nodes[v as usize].1
+        }
+        fn any_move(&self, v: u64, mut f: impl FnMut(u64, u8) -> bool) -> bool {
+            let (p_to_move, _, moves) = &self.nodes[v as usize];
+            moves
+                .iter()
+                .any(|&(u, kind)| f(u as u64, priority(kind, *p_to_move)))
+        }
+        fn check_predecessors(&self, v: u64, out: &mut Vec<u64>) {
+            out.clone_from(&self.check_preds[v as usize]);
+        }
+    }
+
+    fn solved(nodes: &[HandNode]) -> Vec<bool> {
+        let won = solve(&HandMade::new(nodes));
+        (0..nodes.len() as u64).map(|v| won.get(v)).collect()
+    }
+
+    /// A cycle of two nodes: p moves 0 -> 1 with `by_p`, the opponent 1 -> 0 with `by_o`.
+    fn cycle(by_p: MoveKind, by_o: MoveKind) -> Vec<HandNode> {
+        vec![
+            (true, false, vec![(1, by_p)]),
+            (false, false, vec![(0, by_o)]),
+        ]
+    }
+
+    /// A cycle of four nodes: p moves with `p1` then `p2`, the opponent with `o1` then `o2`.
+    fn cycle4(p1: MoveKind, o1: MoveKind, p2: MoveKind, o2: MoveKind) -> Vec<HandNode> {
+        vec![
+            (true, false, vec![(1, p1)]),
+            (false, false, vec![(2, o1)]),
+            (true, false, vec![(3, p2)]),
+            (false, false, vec![(0, o2)]),
+        ]
+    }
+
+    #[test]
+    fn one_offender_loses() {
+        assert_eq!(solved(&cycle(Idle, Chase)), [true, true], "perpetual chase");
+        assert_eq!(solved(&cycle(Idle, Check)), [true, true], "perpetual check");
+        assert_eq!(
+            solved(&cycle4(Idle, Check, Idle, Chase)),
+            [true; 4],
+            "one check, one chase (一將一捉)"
+        );
+    }
+
+    #[test]
+    fn two_offenders_draw() {
+        assert_eq!(solved(&cycle(Chase, Chase)), [false, false]);
+        assert_eq!(solved(&cycle(Check, Check)), [false, false]);
+        assert_eq!(solved(&cycle4(Check, Chase, Chase, Chase)), [false; 4]);
+    }
+
+    #[test]
+    fn a_checker_loses_against_a_chaser() {
+        assert_eq!(solved(&cycle(Chase, Check)), [true, true]);
+        assert_eq!(
+            solved(&cycle(Check, Chase)),
+            [false, false],
+            "p only checks"
+        );
+        assert_eq!(
+            solved(&cycle4(Check, Check, Chase, Check)),
+            [true; 4],
+            "p checks and chases, the opponent only checks"
+        );
+    }
+
+    #[test]
+    fn attacking_now_and_then_is_allowed() {
+        assert_eq!(
+            solved(&cycle4(Idle, Chase, Idle, Idle)),
+            [false; 4],
+            "一捉一閑"
+        );
+        assert_eq!(
+            solved(&cycle4(Idle, Check, Idle, Idle)),
+            [false; 4],
+            "一將一閑"
+        );
+        assert_eq!(solved(&cycle(Idle, Idle)), [false, false]);
+    }
+
+    #[test]
+    fn a_pawns_attack_counts_only_between_offenders() {
+        assert_eq!(
+            solved(&cycle(Idle, PawnChase)),
+            [false, false],
+            "the opponent's pawn alone is idle"
+        );
+        assert_eq!(
+            solved(&cycle(PawnChase, Check)),
+            [true, true],
+            "p's pawn chases against perpetual check"
+        );
+        assert_eq!(
+            solved(&cycle(PawnChase, Chase)),
+            [false, false],
+            "both attack perpetually: two offenders"
+        );
+        assert_eq!(
+            solved(&cycle(Check, PawnChase)),
+            [false, false],
+            "p only checks against a pawn that attacks with every move"
+        );
+    }
+
+    #[test]
+    fn the_offender_may_vary_into_a_loss_or_a_draw() {
+        // From 1 the opponent chases into 0 or moves idly to 2, where p's only move returns
+        // idly: the idle cycle holds the draw; with an exit p wins at 2, only chases remain.
+        let mut nodes = vec![
+            (true, false, vec![(1, Idle)]),
+            (false, false, vec![(0, Chase), (2, Idle)]),
+            (true, false, vec![(1, Idle)]),
+        ];
+        assert_eq!(solved(&nodes), [false; 3]);
+        nodes[2].1 = true;
+        assert_eq!(solved(&nodes), [true; 3]);
+        // An opponent exit (a result p does not win) settles its node.
+        let mut nodes = cycle(Idle, Chase);
+        nodes[1].1 = true;
+        assert_eq!(solved(&nodes), [false, false]);
+    }
+
+    /// A random game of `n` nodes from `bits`: p moves from the even nodes, the opponent
+    /// from the odd, up to three moves each, of any kind.
+    fn random_game(n: usize, bits: &[u32]) -> Vec<HandNode> {
+        const KINDS: [MoveKind; 4] = [Idle, Chase, PawnChase, Check];
+        (0..n)
+            .map(|v| {
+                let b = bits[v];
+                let moves = (0..(b >> 4) % 4)
+                    .map(|k| {
+                        let u = (b >> (8 + 6 * k)) as usize % n;
+                        let u = (u - u % 2 + (1 - v % 2)) as u32 % n as u32;
+                        (u, KINDS[(b >> (k * 2)) as usize % 4])
+                    })
+                    .collect();
+                (v % 2 == 0, b % 16 == 15, moves)
+            })
+            .collect()
+    }
+
+    /// The perpetual-check game of [`super::super::fixpoint`] (labels by the node reached)
+    /// as a game of this module: a move into a checked node is a check, any other is idle.
+    fn check_only(nodes: &[super::super::fixpoint::HandNode]) -> Vec<HandNode> {
+        nodes
+            .iter()
+            .map(|(p, _, exit, succ)| {
+                let kind = |u: u32| if nodes[u as usize].1 { Check } else { Idle };
+                (*p, *exit, succ.iter().map(|&u| (u, kind(u))).collect())
+            })
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn the_solver_agrees_with_the_textbook(bits in prop::collection::vec(any::<u32>(), 2..50)) {
+            let nodes = random_game(bits.len() - bits.len() % 2, &bits);
+            prop_assert_eq!(solved(&nodes), textbook(&nodes));
+        }
+
+        #[test]
+        fn without_chases_it_is_the_perpetual_check_rule(bits in prop::collection::vec(any::<u32>(), 2..50)) {
+            let nodes = super::super::fixpoint::random_game(bits.len() - bits.len() % 2, &bits);
+            let want = super::super::fixpoint::textbook(&nodes);
+            prop_assert_eq!(solved(&check_only(&nodes)), want);
+        }
+    }
+}
