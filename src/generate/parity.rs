@@ -119,7 +119,7 @@ impl<G: RuleGame> Solver<'_, G> {
             self.attract();
             return;
         }
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             self.set(k).fill(self.game.id_bound());
         } else {
             self.set(k).clear_all();
@@ -196,7 +196,7 @@ pub(super) type HandNode = (bool, bool, Vec<HandMove>);
 pub(super) fn textbook(nodes: &[HandNode]) -> Vec<bool> {
     fn level(nodes: &[HandNode], sets: &mut Vec<Vec<bool>>, k: usize) -> Vec<bool> {
         let n = nodes.len();
-        let mut x = vec![k % 2 == 0; n];
+        let mut x = vec![k.is_multiple_of(2); n];
         loop {
             sets[k - 1] = x.clone();
             let inner = if k == 1 {
