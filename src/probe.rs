@@ -48,14 +48,21 @@ pub enum RuleSet {
     /// (perpetual check, 長將) loses; if both sides check forever it is a draw.
     #[default]
     Asian,
+    /// The 棋例's repetition rules as the chessdb cloud database applies them: a side that
+    /// can avoid losing only by attacking on every move forever (checks 長將, chases 長捉, or
+    /// both) loses; two such sides draw, except that one that only checks loses against one
+    /// that chases ([`crate::rules::attack`] says what a chase is). To become `asian` once
+    /// checked against xiangqitb's tables.
+    Chase,
 }
 
 impl RuleSet {
-    /// `plain` or `asian`.
+    /// `plain`, `asian` or `chase`.
     pub fn name(self) -> &'static str {
         match self {
             RuleSet::Plain => "plain",
             RuleSet::Asian => "asian",
+            RuleSet::Chase => "chase",
         }
     }
 }
@@ -66,7 +73,8 @@ impl std::str::FromStr for RuleSet {
         match s.to_ascii_lowercase().as_str() {
             "plain" => Ok(RuleSet::Plain),
             "asian" => Ok(RuleSet::Asian),
-            _ => Err(format!("unknown rule set '{s}' (plain or asian)")),
+            "chase" => Ok(RuleSet::Chase),
+            _ => Err(format!("unknown rule set '{s}' (plain, asian or chase)")),
         }
     }
 }

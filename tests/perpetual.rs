@@ -184,11 +184,12 @@ fn the_rule_matches_an_independent_solver() {
     assert!(by_rule > 1000, "{by_rule}");
 }
 
-/// Generates `sets` under `asian` with the bitmap and the graph perpetual-check pass and checks that every table
+/// Generates `sets` under `asian` with each perpetual-check pass (bitmaps, graph, five priorities) and checks that every table
 /// file is the same byte for byte (values, statistics and examples).
 fn both_passes_write_the_same_tables(sets: &[Material]) {
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    for (dir, rule_pass) in dirs.iter().zip([RulePass::Bitmaps, RulePass::Graph]) {
+    let dirs = [(); 3].map(|_| tempfile::tempdir().unwrap());
+    let passes = [RulePass::Bitmaps, RulePass::Graph, RulePass::Priorities];
+    for (dir, rule_pass) in dirs.iter().zip(passes) {
         let tb = Tablebase::with_rules(dir.path(), RuleSet::Asian);
         let opts = GenOptions {
             rule_pass,
@@ -197,11 +198,14 @@ fn both_passes_write_the_same_tables(sets: &[Material]) {
         generate_all(&tb, sets, &opts).unwrap();
     }
     let mut compared = 0;
-    for entry in std::fs::read_dir(dirs[1].path()).unwrap() {
+    for entry in std::fs::read_dir(dirs[0].path()).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap();
-        let bitmaps = std::fs::read(dirs[0].path().join(name)).unwrap();
-        assert!(bitmaps == std::fs::read(&path).unwrap(), "{name:?} differs");
+        let bitmaps = std::fs::read(&path).unwrap();
+        for other in &dirs[1..] {
+            let other = std::fs::read(other.path().join(name)).unwrap();
+            assert!(bitmaps == other, "{name:?} differs");
+        }
         compared += 1;
     }
     assert!(compared >= sets.len(), "{compared} files");

@@ -54,7 +54,6 @@ impl Bits {
     }
 
     /// Sets every bit below `len`, the length this bitmap was made with.
-    #[allow(dead_code)]
     pub(crate) fn fill(&self, len: u64) {
         let full = len / 64;
         self.words.par_iter().enumerate().for_each(|(k, w)| {
@@ -68,7 +67,6 @@ impl Bits {
     }
 
     /// Sets every bit that is set in `other`.
-    #[allow(dead_code)]
     pub(crate) fn or_from(&self, other: &Bits) {
         self.words
             .par_iter()

@@ -73,7 +73,7 @@ impl PhaseMemory {
         });
         let cells = own.saturating_mul(2 * CELL_BYTES).saturating_add(own / 8);
         let solve = BASE_BYTES.saturating_add(cells).saturating_add(subs);
-        let (rule_bitmaps, rule_graph) = if rules == RuleSet::Asian && can_check(m) {
+        let (rule_bitmaps, rule_graph) = if rules != RuleSet::Plain && can_check(m) {
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
             let ranks = (own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0) as u64;
             // The cells wait on disk through the whole pass: the draws' ranks and flags are

@@ -26,8 +26,6 @@ mod cells;
 mod draw_index;
 mod fixpoint;
 mod memory;
-// Not yet wired into generation: the chase rule pass will use it.
-#[allow(dead_code)]
 mod parity;
 mod perpetual;
 mod perpetual_graph;
@@ -153,6 +151,9 @@ pub enum RulePass {
     Bitmaps,
     /// An explicit graph of the draws' moves: up to 170 bytes a draw, each step a scan.
     Graph,
+    /// The five-priority game of the full repetition rules ([`parity`]), here with checks
+    /// only: the same values as the others, more slowly; a cross-check of that solver.
+    Priorities,
 }
 
 impl RulePass {
@@ -162,6 +163,7 @@ impl RulePass {
             RulePass::Auto => "auto",
             RulePass::Bitmaps => "bitmaps",
             RulePass::Graph => "graph",
+            RulePass::Priorities => "priorities",
         }
     }
 }
@@ -697,6 +699,17 @@ impl Neighbours<'_> {
         pos: &Position,
         mut f: impl FnMut(u64) -> bool,
     ) -> bool {
+        self.any_quiet_move_with(index, pos, |_, j| f(j))
+    }
+
+    /// As [`Neighbours::any_quiet_move`], `f` also given the move.
+    #[inline]
+    fn any_quiet_move_with(
+        &mut self,
+        index: &MaterialIndex,
+        pos: &Position,
+        mut f: impl FnMut(Move, u64) -> bool,
+    ) -> bool {
         let mut moves = MoveList::new();
         for k in 0..self.sq.len() {
             let from = Square::from_index_unchecked(self.sq[k]);
@@ -706,7 +719,7 @@ impl Neighbours<'_> {
             moves.clear();
             pos.pseudo_legal_moves_from(from, &mut moves);
             for &mv in moves.iter() {
-                if !pos.is_capture(mv) && f(self.slot_after(index, mv.from, mv.to)) {
+                if !pos.is_capture(mv) && f(mv, self.slot_after(index, mv.from, mv.to)) {
                     return true;
                 }
             }
@@ -860,15 +873,21 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     phases.peaks.sweep = take_peak();
 
     // 4. The perpetual-check rule.
+    let spill = table::temporary_path(&tb.path_of(material), "cells");
     if tb.rules() == RuleSet::Asian {
         let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
         let pass = solver.choose_rule_pass(opts.rule_pass, opts.peak_budget);
-        let spill = table::temporary_path(&tb.path_of(material), "cells");
         match pass {
             RulePass::Graph => solver.apply_perpetual_rule_graph(&spill)?,
+            RulePass::Priorities => solver.apply_repetition_rules(&spill, false)?,
             _ => solver.apply_perpetual_rule(&spill, opts.peak_budget)?,
         };
         phases.rule_pass = Some(pass);
+        bar.finish();
+    } else if tb.rules() == RuleSet::Chase {
+        let bar = Phase::new(opts.progress, &name, "check and chase rules", 0);
+        solver.apply_repetition_rules(&spill, true)?;
+        phases.rule_pass = Some(RulePass::Priorities);
         bar.finish();
     }
     phases.rule = clock.elapsed().as_secs_f64() - phases.init - phases.sweep;

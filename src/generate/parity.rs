@@ -38,32 +38,20 @@
 
 use super::bits::Bits;
 use super::par_chunks;
+use crate::rules::MoveAttack;
 use rayon::prelude::*;
 
 /// The highest priority: the opponent's idle move.
 pub(crate) const TOP: u8 = 5;
 
-/// What a move does, for the repetition rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MoveKind {
-    /// Neither a check nor a chase (a general's own attack included).
-    Idle,
-    /// A chase by a piece other than a pawn (or a pawn together with another piece).
-    Chase,
-    /// A chase by a pawn alone: idle unless both sides attack perpetually.
-    PawnChase,
-    /// A check.
-    Check,
-}
-
 /// The priority of a move of `kind` in p's game, made by p (`by_p`) or by the opponent.
-pub(crate) fn priority(kind: MoveKind, by_p: bool) -> u8 {
+pub(crate) fn priority(kind: MoveAttack, by_p: bool) -> u8 {
     match (kind, by_p) {
-        (MoveKind::Check, _) => 1,
-        (MoveKind::Chase | MoveKind::PawnChase, true) => 2,
-        (MoveKind::Chase, false) => 3,
-        (MoveKind::Idle, true) => 4,
-        (MoveKind::Idle | MoveKind::PawnChase, false) => 5,
+        (MoveAttack::Check, _) => 1,
+        (MoveAttack::Chase | MoveAttack::PawnChase, true) => 2,
+        (MoveAttack::Chase, false) => 3,
+        (MoveAttack::Idle, true) => 4,
+        (MoveAttack::Idle | MoveAttack::PawnChase, false) => 5,
     }
 }
 
@@ -77,21 +65,29 @@ pub(crate) trait RuleGame: Sync {
     /// True if some move of node `v` leaves the draws for a result that settles it: for a
     /// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
     fn exit(&self, v: u64) -> bool;
-    /// True if `f` holds for some move of node `v` to a node, given with the move's
-    /// priority (stops at the first).
-    fn any_move(&self, v: u64, f: impl FnMut(u64, u8) -> bool) -> bool;
+    /// True if `f` holds for some move of node `v` to a node (stops at the first). `f` is
+    /// given the node, whether the move checks, and what it attacks when asked: finding a
+    /// chase takes move generation, so it is found only where the answer matters.
+    fn any_move(&self, v: u64, f: impl FnMut(u64, bool, &dyn Fn() -> MoveAttack) -> bool) -> bool;
     /// The nodes that move into node `v` with a move of priority 1 (repeats allowed), in
     /// `out`.
     fn check_predecessors(&self, v: u64, out: &mut Vec<u64>);
+    /// False if no move is a chase (only checks count): then priorities 2 and 3 never occur.
+    fn has_chases(&self) -> bool;
 }
 
-/// The nodes p wins, as a bitmap over node ids.
-pub(crate) fn solve(game: &impl RuleGame) -> Bits {
+/// The nodes p wins, as a bitmap over node ids, given `known`, nodes known to be won (for
+/// example those the perpetual-check rule alone gives p: every play p wins under it p wins
+/// under the 棋例's rules too). The outermost set grows from them instead of from nothing,
+/// each step keeping them (X5 = F(X5) ∪ known has the same least fixpoint as F when known
+/// is within it), which spares the rounds that would find them again.
+pub(crate) fn solve(game: &impl RuleGame, known: Bits) -> Bits {
     let n = game.id_bound();
     let solver = Solver {
         game,
         sets: std::array::from_fn(|_| Bits::new(n)),
         walk: std::array::from_fn(|_| Bits::new(n)),
+        known,
     };
     solver.level(TOP);
     let [.., top] = solver.sets;
@@ -104,6 +100,8 @@ struct Solver<'g, G> {
     sets: [Bits; TOP as usize],
     /// Frontier, next step and candidates.
     walk: [Bits; 3],
+    /// Nodes known to be won: X5 starts from them and keeps them.
+    known: Bits,
 }
 
 impl<G: RuleGame> Solver<'_, G> {
@@ -119,13 +117,24 @@ impl<G: RuleGame> Solver<'_, G> {
             self.attract();
             return;
         }
+        if !self.game.has_chases() && (k == 2 || k == 3) {
+            // Nothing reads X_k: the level inside is its value at once.
+            self.level(k - 1);
+            self.set(k).copy_from(self.set(k - 1));
+            return;
+        }
         if k.is_multiple_of(2) {
             self.set(k).fill(self.game.id_bound());
+        } else if k == TOP {
+            self.set(k).copy_from(&self.known);
         } else {
             self.set(k).clear_all();
         }
         loop {
             self.level(k - 1);
+            if k == TOP {
+                self.set(k - 1).or_from(&self.known);
+            }
             if !self.set(k).copy_from(self.set(k - 1)) {
                 return;
             }
@@ -135,10 +144,24 @@ impl<G: RuleGame> Solver<'_, G> {
     /// True if `Pre` holds for node `v` with the sets as they are.
     fn pre(&self, v: u64) -> bool {
         let game = self.game;
-        if game.p_to_move(v) {
-            game.exit(v) || game.any_move(v, |u, k| self.set(k).get(u))
+        let by_p = game.p_to_move(v);
+        // Whether the move reaches the set its priority names; what a quiet move attacks is
+        // asked only where the sets of its two possible priorities differ at its node.
+        let reaches = |u: u64, check: bool, attack: &dyn Fn() -> MoveAttack| {
+            if check {
+                return self.set(1).get(u);
+            }
+            let idle = self.set(priority(MoveAttack::Idle, by_p)).get(u);
+            if !game.has_chases() || idle == self.set(priority(MoveAttack::Chase, by_p)).get(u) {
+                idle
+            } else {
+                self.set(priority(attack(), by_p)).get(u)
+            }
+        };
+        if by_p {
+            game.exit(v) || game.any_move(v, reaches)
         } else {
-            !game.exit(v) && !game.any_move(v, |u, k| !self.set(k).get(u))
+            !game.exit(v) && !game.any_move(v, |u, check, attack| !reaches(u, check, attack))
         }
     }
 
@@ -184,7 +207,7 @@ impl<G: RuleGame> Solver<'_, G> {
 
 /// A move of a hand-made game: the node it reaches and what it does.
 #[cfg(test)]
-pub(super) type HandMove = (u32, MoveKind);
+pub(super) type HandMove = (u32, MoveAttack);
 
 /// A node of a hand-made game: (p to move, exit, moves).
 #[cfg(test)]
@@ -227,8 +250,8 @@ pub(super) fn textbook(nodes: &[HandNode]) -> Vec<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::MoveKind::{Chase, Check, Idle, PawnChase};
     use super::*;
+    use crate::rules::MoveAttack::{Chase, Check, Idle, PawnChase};
     use proptest::prelude::*;
 
     /// A hand-made game with its moves and, derived, its priority-1 predecessors.
@@ -264,24 +287,43 @@ mod tests {
         fn exit(&self, v: u64) -> bool {
             self.nodes[v as usize].1
         }
-        fn any_move(&self, v: u64, mut f: impl FnMut(u64, u8) -> bool) -> bool {
-            let (p_to_move, _, moves) = &self.nodes[v as usize];
+        fn any_move(
+            &self,
+            v: u64,
+            mut f: impl FnMut(u64, bool, &dyn Fn() -> MoveAttack) -> bool,
+        ) -> bool {
+            let moves = &self.nodes[v as usize].2;
             moves
                 .iter()
-                .any(|&(u, kind)| f(u as u64, priority(kind, *p_to_move)))
+                .any(|&(u, kind)| f(u as u64, kind == Check, &|| kind))
         }
         fn check_predecessors(&self, v: u64, out: &mut Vec<u64>) {
             out.clone_from(&self.check_preds[v as usize]);
         }
+        fn has_chases(&self) -> bool {
+            self.nodes
+                .iter()
+                .any(|n| n.2.iter().any(|&(_, k)| k == Chase || k == PawnChase))
+        }
     }
 
     fn solved(nodes: &[HandNode]) -> Vec<bool> {
-        let won = solve(&HandMade::new(nodes));
+        let won = solve(&HandMade::new(nodes), Bits::new(nodes.len() as u64));
+        (0..nodes.len() as u64).map(|v| won.get(v)).collect()
+    }
+
+    /// As [`solved`], told the nodes `known` (which must be won) at the start.
+    fn solved_knowing(nodes: &[HandNode], known: &[bool]) -> Vec<bool> {
+        let bits = Bits::new(nodes.len() as u64);
+        for (v, _) in known.iter().enumerate().filter(|(_, k)| **k) {
+            bits.set(v as u64);
+        }
+        let won = solve(&HandMade::new(nodes), bits);
         (0..nodes.len() as u64).map(|v| won.get(v)).collect()
     }
 
     /// A cycle of two nodes: p moves 0 -> 1 with `by_p`, the opponent 1 -> 0 with `by_o`.
-    fn cycle(by_p: MoveKind, by_o: MoveKind) -> Vec<HandNode> {
+    fn cycle(by_p: MoveAttack, by_o: MoveAttack) -> Vec<HandNode> {
         vec![
             (true, false, vec![(1, by_p)]),
             (false, false, vec![(0, by_o)]),
@@ -289,7 +331,7 @@ mod tests {
     }
 
     /// A cycle of four nodes: p moves with `p1` then `p2`, the opponent with `o1` then `o2`.
-    fn cycle4(p1: MoveKind, o1: MoveKind, p2: MoveKind, o2: MoveKind) -> Vec<HandNode> {
+    fn cycle4(p1: MoveAttack, o1: MoveAttack, p2: MoveAttack, o2: MoveAttack) -> Vec<HandNode> {
         vec![
             (true, false, vec![(1, p1)]),
             (false, false, vec![(2, o1)]),
@@ -391,7 +433,7 @@ mod tests {
     /// A random game of `n` nodes from `bits`: p moves from the even nodes, the opponent
     /// from the odd, up to three moves each, of any kind.
     fn random_game(n: usize, bits: &[u32]) -> Vec<HandNode> {
-        const KINDS: [MoveKind; 4] = [Idle, Chase, PawnChase, Check];
+        const KINDS: [MoveAttack; 4] = [Idle, Chase, PawnChase, Check];
         (0..n)
             .map(|v| {
                 let b = bits[v];
@@ -424,6 +466,31 @@ mod tests {
         fn the_solver_agrees_with_the_textbook(bits in prop::collection::vec(any::<u32>(), 2..50)) {
             let nodes = random_game(bits.len() - bits.len() % 2, &bits);
             prop_assert_eq!(solved(&nodes), textbook(&nodes));
+        }
+
+        #[test]
+        fn what_is_known_changes_nothing(bits in prop::collection::vec(any::<u32>(), 2..50), pick in any::<u64>()) {
+            let nodes = random_game(bits.len() - bits.len() % 2, &bits);
+            let want = textbook(&nodes);
+            // Any part of the winning nodes, told at the start.
+            let known: Vec<bool> = want.iter().enumerate().map(|(v, &w)| w && pick >> (v % 64) & 1 == 1).collect();
+            prop_assert_eq!(solved_knowing(&nodes, &known), want);
+        }
+
+        #[test]
+        fn what_checks_alone_win_chases_keep(bits in prop::collection::vec(any::<u32>(), 2..50)) {
+            let nodes = random_game(bits.len() - bits.len() % 2, &bits);
+            let checks_only: Vec<HandNode> = nodes
+                .iter()
+                .map(|(p, exit, moves)| {
+                    let idle = |k| if k == Check { Check } else { Idle };
+                    (*p, *exit, moves.iter().map(|&(u, k)| (u, idle(k))).collect())
+                })
+                .collect();
+            let with_chases = textbook(&nodes);
+            for (v, won) in textbook(&checks_only).into_iter().enumerate() {
+                prop_assert!(!won || with_chases[v], "node {}", v);
+            }
         }
 
         #[test]

@@ -23,9 +23,10 @@ use super::draw_index::DrawIndex;
 use super::fixpoint::{
     CHECKED, DrawGame, EXIT, FIXPOINT_BITMAPS, Fixpoint, P_TO_MOVE, PLANNED_LEVELS, Spend,
 };
+use super::parity::{self, RuleGame};
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::{MAX_MEN, MaterialIndex};
-use crate::rules::{Color, Position, Role};
+use crate::rules::{Color, MoveAttack, Position, Role};
 use crate::value::Value;
 use rayon::prelude::*;
 use std::path::Path;
@@ -84,6 +85,9 @@ struct Draws<'a> {
     checked: Bits,
     /// The draws with an exit.
     exit: Bits,
+    /// True if chases are told apart from idle moves (the 棋例's full rules), else only
+    /// checks count.
+    chases: bool,
 }
 
 impl<'a> Draws<'a> {
@@ -128,6 +132,7 @@ impl<'a> Draws<'a> {
             checked,
             exit,
             ids,
+            chases: false,
         })
     }
 
@@ -189,7 +194,94 @@ impl DrawGame for Draws<'_> {
     }
 }
 
+impl RuleGame for Draws<'_> {
+    fn id_bound(&self) -> u64 {
+        self.ids.count()
+    }
+
+    fn p_to_move(&self, v: u64) -> bool {
+        self.flags(v) & P_TO_MOVE != 0
+    }
+
+    fn exit(&self, v: u64) -> bool {
+        self.exit.get(v)
+    }
+
+    fn any_move(
+        &self,
+        v: u64,
+        mut f: impl FnMut(u64, bool, &dyn Fn() -> MoveAttack) -> bool,
+    ) -> bool {
+        self.with_position(v, |pos, near| {
+            let next = pos.turn().opponent();
+            // A quiet move into a draw is legal (an illegal one reaches an illegal slot).
+            let attack = |mv| {
+                if self.chases {
+                    pos.move_attack(mv)
+                } else {
+                    MoveAttack::Idle
+                }
+            };
+            near.any_quiet_move_with(self.index, pos, |mv, j| {
+                self.ids
+                    .id(next, j)
+                    .is_some_and(|u| f(u, self.checked.get(u), &|| attack(mv)))
+            })
+        })
+    }
+
+    fn has_chases(&self) -> bool {
+        self.chases
+    }
+
+    fn check_predecessors(&self, v: u64, out: &mut Vec<u64>) {
+        if self.checked.get(v) {
+            DrawGame::predecessors(self, v, out);
+        } else {
+            out.clear();
+        }
+    }
+}
+
 impl Solver<'_> {
+    /// Applies the repetition rules by the five-priority game of [`parity`]: with `chases`
+    /// the 棋例's (checks and chases), else the perpetual-check rule alone (the same results
+    /// as [`Solver::apply_perpetual_rule`], more slowly). Returns how many positions (slots)
+    /// the rules changed per side to move.
+    pub(crate) fn apply_repetition_rules(
+        &mut self,
+        spill: &Path,
+        chases: bool,
+    ) -> Result<RuleCounts, GenError> {
+        let mut counts: RuleCounts = [(0, 0); 2];
+        for p in self.sides_the_rule_can_favour(chases) {
+            self.spill_cells(spill)?;
+            let outcomes =
+                self.cells
+                    .read_spilled_outcomes(spill)
+                    .map_err(|source| GenError::Spill {
+                        path: spill.to_path_buf(),
+                        source,
+                    })?;
+            let draws = Draws {
+                chases,
+                ..Draws::new(self, p, outcomes)?
+            };
+            // What the perpetual-check rule alone gives p, by the faster solver, is won
+            // under the 棋例's rules too.
+            let known = if chases {
+                Fixpoint::solve(&draws, spend_for(&draws, 0))
+            } else {
+                Bits::new(draws.ids.count())
+            };
+            let won = parity::solve(&draws, known);
+            self.mark_rule_results(p, spill, &draws.ids, |v| won.get(v), &mut counts)?;
+            drop((won, draws));
+            self.restore_cells(spill)?;
+        }
+        Ok(counts)
+    }
+
     /// True if some move of draw `pos` (on squares `sq`) leaves the draws for a result that
     /// settles it: one p wins when p is to move, one p does not win otherwise. `outcome`
     /// gives a slot's result in this set: `None` for a draw, else whether its side to move
@@ -272,16 +364,18 @@ impl Solver<'_> {
         Ok(())
     }
 
-    /// The sides p whose opponent has a piece that can give check: only for those can the
-    /// rule change anything.
-    pub(super) fn sides_the_rule_can_favour(&self) -> Vec<Color> {
+    /// The sides p whose opponent has a piece that can give check, or with `chases` any
+    /// piece besides its general (advisors and elephants can chase too): only for those can
+    /// the rules change anything.
+    pub(super) fn sides_the_rule_can_favour(&self, chases: bool) -> Vec<Color> {
         let material = self.index.material();
+        let offends = |r: Role| r.is_attacker() || chases && r != Role::General;
         Color::ALL
             .into_iter()
             .filter(|p| {
                 Role::ALL
                     .iter()
-                    .any(|&r| r.is_attacker() && material.count(p.opponent(), r) > 0)
+                    .any(|&r| offends(r) && material.count(p.opponent(), r) > 0)
             })
             .collect()
     }
@@ -294,7 +388,7 @@ impl Solver<'_> {
         budget: u64,
     ) -> Result<RuleCounts, GenError> {
         let mut counts: RuleCounts = [(0, 0); 2];
-        for p in self.sides_the_rule_can_favour() {
+        for p in self.sides_the_rule_can_favour(false) {
             // The pass reads no cell: they wait on disk meanwhile, and the draws and wins are
             // read back from there as bitmaps.
             self.spill_cells(spill)?;

@@ -379,7 +379,7 @@ impl Solver<'_> {
         spill: &std::path::Path,
     ) -> Result<RuleCounts, GenError> {
         let mut counts: RuleCounts = [(0, 0); 2];
-        for p in self.sides_the_rule_can_favour() {
+        for p in self.sides_the_rule_can_favour(false) {
             let (ranks, graph) = self.draw_graph(p)?;
             // The graph holds all the pass reads: the cells wait on disk meanwhile.
             self.spill_cells(spill)?;

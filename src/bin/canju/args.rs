@@ -46,6 +46,9 @@ pub enum RulesArg {
     Asian,
     /// No repetition rule: endless play is a draw.
     Plain,
+    /// The 棋例's rules: perpetual check and perpetual chase (長捉) both lose (new; to become
+    /// `asian` once checked against xiangqitb).
+    Chase,
 }
 
 impl From<RulesArg> for RuleSet {
@@ -53,6 +56,7 @@ impl From<RulesArg> for RuleSet {
         match arg {
             RulesArg::Asian => RuleSet::Asian,
             RulesArg::Plain => RuleSet::Plain,
+            RulesArg::Chase => RuleSet::Chase,
         }
     }
 }
@@ -87,6 +91,8 @@ pub enum RulePassArg {
     Bitmaps,
     /// An explicit graph of the draws' moves.
     Graph,
+    /// The five-priority game the chase rule needs, with checks only (a cross-check; slower).
+    Priorities,
 }
 
 impl From<RulePassArg> for RulePass {
@@ -95,6 +101,7 @@ impl From<RulePassArg> for RulePass {
             RulePassArg::Auto => RulePass::Auto,
             RulePassArg::Bitmaps => RulePass::Bitmaps,
             RulePassArg::Graph => RulePass::Graph,
+            RulePassArg::Priorities => RulePass::Priorities,
         }
     }
 }

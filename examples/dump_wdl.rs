@@ -1,0 +1,36 @@
+//! Prints every legal position of a material set with its win/draw/loss, one per line:
+//! `FEN<TAB>W|D|L` from the side to move (results by the repetition rules as wins and
+//! losses), for comparing with another tablebase position by position
+//! (`scripts/compare-xiangqitb.sh`).
+//!
+//! `cargo run --release --example dump_wdl -- DIR RULES MATERIAL`
+use canju::material::Material;
+use canju::probe::{RuleSet, Tablebase};
+use canju::value::Outcome;
+use std::io::Write;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [dir, rules, material] = args.as_slice() else {
+        return Err("usage: dump_wdl DIR RULES MATERIAL".into());
+    };
+    let rules: RuleSet = rules.parse()?;
+    let material = Material::parse(material).map_err(|e| format!("{e:?}"))?;
+    let tb = Tablebase::with_rules(dir, rules);
+    let table = tb.table(material)?;
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    for (_, pos) in table.index.legal_positions() {
+        let letter = match tb.probe_outcome(&pos)? {
+            Outcome::Win | Outcome::WinByRule => 'W',
+            Outcome::Draw => 'D',
+            Outcome::Loss | Outcome::LossByRule => 'L',
+        };
+        let fen = pos.fen();
+        let board_and_turn = fen.split(' ').take(2).collect::<Vec<_>>().join(" ");
+        if writeln!(out, "{board_and_turn}\t{letter}").is_err() {
+            break;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,317 @@
+//! What a move attacks, for the repetition rules of the 棋例: a check (將), a chase (捉) or
+//! an idle move (閑).
+//!
+//! A quiet move is a **chase** when, after it, the mover threatens a capture that wins
+//! material by the 棋例's values ([`value`]) and that it did not threaten before the move
+//! (從沒捉到捉; 從捉到捉 is idle, 細則(2) and (6)). A capture *wins material* when:
+//! - the target counts as material: a rook, horse, cannon, advisor, elephant or a pawn across
+//!   the river (a general and an uncrossed pawn do not, 總綱1(4));
+//! - the capture is legal (a pinned attacker does not chase);
+//! - the target is worth more than the attacker, or it is not protected: after the capture
+//!   the other side has no legal move onto its square (細則(3));
+//! - it is no offer to exchange (兌): a rook, horse or cannon attacking one of its own kind
+//!   that can take it back (a legal move) is idle;
+//! - the other side cannot answer it with an immediate mate (細則(7)).
+//!
+//! The attacker is never the general (its own attacks are idle, 通則(1)); a pawn's own
+//! attack is told apart ([`MoveAttack::PawnChase`]): it is idle unless both sides attack
+//! perpetually (通則(3), 細則(11)). A move that checks is a check whatever else it does
+//! (從重, 通則(5)). "Before the move" is the position the mover moved in, with the moved
+//! piece on its old point; where the mover was in check there, its captures then count as
+//! threatened if they follow the pieces' movement rules (answering a check does not create
+//! the attacks it leaves standing).
+//!
+//! Not modelled (see the README): 長殺 (perpetual mate threats), and 細則(13)'s attacks on
+//! advisors and elephants that come with taking a key defensive point.
+
+use super::{Move, Piece, Position, Role};
+
+/// What a move does, for the repetition rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveAttack {
+    /// Neither a check nor a chase (a general's own attack included).
+    Idle,
+    /// A chase by a piece other than a pawn.
+    Chase,
+    /// A chase by pawns only: idle unless both sides attack perpetually.
+    PawnChase,
+    /// A check.
+    Check,
+}
+
+/// A piece's value for the repetition rules (棋例 總綱1(5)): rook 4, horse and cannon 2,
+/// advisor and elephant 1, a pawn across the river 1; an uncrossed pawn and the general are
+/// no material (0).
+pub fn value(piece: Piece, on: super::Square) -> u8 {
+    match piece.role {
+        Role::Rook => 4,
+        Role::Horse | Role::Cannon => 2,
+        Role::Advisor | Role::Elephant => 1,
+        Role::Pawn => on.is_across_river(piece.color) as u8,
+        Role::General => 0,
+    }
+}
+
+/// One threatened capture that wins material: the attacker's point and the target's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chase {
+    /// The move that would capture.
+    pub capture: Move,
+    /// The attacker's role.
+    pub attacker: Role,
+}
+
+impl Position {
+    /// What quiet legal move `mv` does for the repetition rules ([`MoveAttack`]).
+    pub fn move_attack(&self, mv: Move) -> MoveAttack {
+        let after = self.after(mv);
+        if after.in_check() {
+            return MoveAttack::Check;
+        }
+        let chases = self.new_chases(mv, &after);
+        if chases.iter().any(|c| c.attacker != Role::Pawn) {
+            MoveAttack::Chase
+        } else if chases.is_empty() {
+            MoveAttack::Idle
+        } else {
+            MoveAttack::PawnChase
+        }
+    }
+
+    /// The captures that quiet legal move `mv` newly threatens and that win material (none
+    /// if it checks): what makes it a chase.
+    pub fn chases_of(&self, mv: Move) -> Vec<Chase> {
+        let after = self.after(mv);
+        if after.in_check() {
+            return vec![];
+        }
+        self.new_chases(mv, &after)
+    }
+
+    /// The chases of `mv`, whose result `after` does not check.
+    fn new_chases(&self, mv: Move, after: &Position) -> Vec<Chase> {
+        let mover = self.turn();
+        let mut threats = after.clone();
+        threats.set_turn(mover);
+        let in_check_before = self.in_check();
+        threats
+            .winning_captures(true)
+            .into_iter()
+            .filter(|c| {
+                let from = if c.capture.from == mv.to {
+                    mv.from
+                } else {
+                    c.capture.from
+                };
+                let before = Move::new(from, c.capture.to);
+                !self.wins_material(before, !in_check_before)
+            })
+            .collect()
+    }
+
+    /// The side to move's captures that win material, legal ones only if `legal` (else those
+    /// that follow the movement rules).
+    fn winning_captures(&self, legal: bool) -> Vec<Chase> {
+        let mut out = vec![];
+        let mut moves = super::MoveList::new();
+        for (from, attacker) in self.pieces() {
+            if attacker.color != self.turn() || attacker.role == Role::General {
+                continue;
+            }
+            moves.clear();
+            self.pseudo_legal_moves_from(from, &mut moves);
+            for &capture in moves.iter() {
+                if self.is_capture(capture) && self.capture_wins_material(capture, legal) {
+                    out.push(Chase {
+                        capture,
+                        attacker: attacker.role,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// True if `capture` by the side to move wins material: see the module's rules. The
+    /// capture must follow the movement rules (it is not asked whether it does), and be legal
+    /// if `legal`.
+    fn capture_wins_material(&self, capture: Move, legal: bool) -> bool {
+        let (Some(attacker), Some(target)) =
+            (self.piece_at(capture.from), self.piece_at(capture.to))
+        else {
+            return false;
+        };
+        let worth = value(target, capture.to);
+        if attacker.color != self.turn()
+            || target.color == self.turn()
+            || attacker.role == Role::General
+            || worth == 0
+            || (legal
+                && !self
+                    .clone()
+                    .is_pseudo_legal_move_legal(capture, self.in_check()))
+            || self.offers_exchange(capture, attacker, target)
+        {
+            return false;
+        }
+        let after = self.after(capture);
+        let gains = worth > value(attacker, capture.from) || !after.can_move_onto(capture.to);
+        gains && !after.mates_at_once()
+    }
+
+    /// As [`Position::capture_wins_material`], for a move that may not follow the movement
+    /// rules (then false).
+    fn wins_material(&self, capture: Move, legal: bool) -> bool {
+        self.is_capture(capture)
+            && self.follows_movement_rules(capture)
+            && self.capture_wins_material(capture, legal)
+    }
+
+    /// True if `mv` follows the movement rules here.
+    fn follows_movement_rules(&self, mv: Move) -> bool {
+        let mut moves = super::MoveList::new();
+        self.pseudo_legal_moves_from(mv.from, &mut moves);
+        moves.iter().any(|m| *m == mv)
+    }
+
+    /// True if `capture` offers an exchange: a rook, horse or cannon attacking one of its own
+    /// kind that could legally take it back.
+    fn offers_exchange(&self, capture: Move, attacker: Piece, target: Piece) -> bool {
+        if attacker.role != target.role
+            || !matches!(attacker.role, Role::Rook | Role::Horse | Role::Cannon)
+        {
+            return false;
+        }
+        let mut theirs = self.clone();
+        theirs.set_turn(self.turn().opponent());
+        let back = Move::new(capture.to, capture.from);
+        theirs.follows_movement_rules(back) && {
+            let in_check = theirs.in_check();
+            theirs.is_pseudo_legal_move_legal(back, in_check)
+        }
+    }
+
+    /// True if the side to move has a legal move onto `to`.
+    fn can_move_onto(&self, to: super::Square) -> bool {
+        if !self.is_attacked(to, self.turn()) {
+            return false;
+        }
+        let (mut scratch, in_check) = (self.clone(), self.in_check());
+        self.pseudo_legal_moves()
+            .iter()
+            .any(|&m| m.to == to && scratch.is_pseudo_legal_move_legal(m, in_check))
+    }
+
+    /// True if the side to move has a legal move after which the other side has none.
+    fn mates_at_once(&self) -> bool {
+        self.legal_moves()
+            .iter()
+            .any(|&m| self.after(m).legal_moves().is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attack(fen: &str, iccs: &str) -> MoveAttack {
+        let pos = Position::from_fen(fen).unwrap();
+        let mv = Move::parse_iccs(iccs).unwrap();
+        assert!(pos.is_legal(mv), "{iccs} is legal in {fen}");
+        pos.move_attack(mv)
+    }
+
+    #[test]
+    fn the_issues_examples_chase() {
+        // KRNKR: the black rook e4-e3 attacks the unprotected horse on d3.
+        assert_eq!(
+            attack("9/4k4/9/9/9/4r4/3N5/3K5/9/5R3 b", "e4e3"),
+            MoveAttack::Chase
+        );
+        // KRKNC: the red rook b0-b4 attacks the cannon on d4, which nothing protects.
+        assert_eq!(
+            attack("9/9/4k4/9/2n6/3c5/9/9/9/1R1K5 w", "b0b4"),
+            MoveAttack::Chase
+        );
+        // KCCKN: the black horse d1-f2 attacks the unprotected cannon on d3.
+        assert_eq!(
+            attack("9/9/3k5/9/9/9/3C5/2C6/3n5/3K5 b", "d1f2"),
+            MoveAttack::Chase
+        );
+    }
+
+    #[test]
+    fn checks_are_checks() {
+        assert_eq!(
+            attack("3k5/9/9/9/9/9/9/9/9/R3K4 w", "a0a9"),
+            MoveAttack::Check
+        );
+    }
+
+    #[test]
+    fn a_protected_piece_of_equal_value_is_not_chased() {
+        // The rook attacks a horse protected by its general: idle. Unprotected: a chase.
+        assert_eq!(
+            attack("3k5/3n5/9/9/9/9/9/9/9/R3K4 w", "a0a8"),
+            MoveAttack::Idle
+        );
+        assert_eq!(
+            attack("3k5/9/9/9/9/9/9/2n6/9/R3K4 w", "a0a2"),
+            MoveAttack::Chase
+        );
+    }
+
+    #[test]
+    fn a_horse_attacking_a_protected_rook_chases() {
+        assert_eq!(
+            attack("4k4/4r4/9/9/9/2N6/9/9/9/5K3 w", "c4b6"),
+            MoveAttack::Idle,
+            "b6 attacks nothing"
+        );
+        assert_eq!(
+            attack("4k4/4r4/9/9/9/2N6/9/9/9/5K3 w", "c4d6"),
+            MoveAttack::Chase,
+            "the rook on e8 is protected by its general, but worth more"
+        );
+    }
+
+    #[test]
+    fn the_generals_own_attack_is_idle() {
+        assert_eq!(
+            attack("9/9/5k3/9/9/9/9/9/4n4/3K5 w", "d0e0"),
+            MoveAttack::Idle
+        );
+    }
+
+    #[test]
+    fn an_attack_that_stood_before_the_move_is_not_new() {
+        // The rook already attacked the horse on a5 from a0; moving to a1 keeps the attack.
+        assert_eq!(
+            attack("3k5/9/9/9/n8/9/9/9/9/R3K4 w", "a0a1"),
+            MoveAttack::Idle
+        );
+    }
+
+    #[test]
+    fn an_exchange_offer_is_idle() {
+        // Rook to a rook that can take back: idle.
+        assert_eq!(
+            attack("3k5/9/9/9/r8/9/9/9/9/1R2K4 w", "b0a0"),
+            MoveAttack::Idle
+        );
+    }
+
+    #[test]
+    fn a_pawns_own_attack_is_a_pawn_chase() {
+        // A crossed red pawn steps beside an unprotected black horse.
+        assert_eq!(
+            attack("3k5/9/9/9/2n5P/9/9/9/9/4K4 w", "i5h5"),
+            MoveAttack::Idle,
+            "h5 does not reach the horse on c5"
+        );
+        assert_eq!(
+            attack("3k5/9/9/9/P1n6/9/9/9/9/4K4 w", "a5b5"),
+            MoveAttack::PawnChase
+        );
+    }
+}
