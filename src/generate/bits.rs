@@ -66,6 +66,16 @@ impl Bits {
         });
     }
 
+    /// Clears every bit that is clear in `other`.
+    pub(crate) fn and_from(&self, other: &Bits) {
+        self.words
+            .par_iter()
+            .zip(other.words.par_iter())
+            .for_each(|(to, from)| {
+                to.fetch_and(from.load(Relaxed), Relaxed);
+            });
+    }
+
     /// Sets every bit that is set in `other`.
     pub(crate) fn or_from(&self, other: &Bits) {
         self.words
@@ -197,5 +207,7 @@ mod tests {
         assert_eq!(e.count(), 128);
         c.or_from(&a);
         assert_eq!(c.count(), 4, "5, 0, 130 and 199");
+        c.and_from(&a);
+        assert_eq!(c.count(), 3, "0, 130 and 199");
     }
 }

@@ -72,26 +72,136 @@ pub(crate) trait RuleGame: Sync {
     /// The nodes that move into node `v` with a move of priority 1 (repeats allowed), in
     /// `out`.
     fn check_predecessors(&self, v: u64, out: &mut Vec<u64>);
+    /// The nodes that move into node `v` (repeats allowed), in `out`.
+    fn predecessors(&self, v: u64, out: &mut Vec<u64>);
     /// False if no move is a chase (only checks count): then priorities 2 and 3 never occur.
     fn has_chases(&self) -> bool;
 }
 
-/// The nodes p wins, as a bitmap over node ids, given `known`, nodes known to be won (for
-/// example those the perpetual-check rule alone gives p: every play p wins under it p wins
-/// under the 棋例's rules too). The outermost set grows from them instead of from nothing,
-/// each step keeping them (X5 = F(X5) ∪ known has the same least fixpoint as F when known
-/// is within it), which spares the rounds that would find them again.
-pub(crate) fn solve(game: &impl RuleGame, known: Bits) -> Bits {
+/// The nodes p wins, as a bitmap over node ids, given nodes known to be won (`won`) and
+/// known not to be (`lost`): for example what the perpetual-check rule alone gives p, and
+/// gives the opponent (every play a side wins under it, it wins under the 棋例's rules too).
+/// They are decided at the start and never looked at again: a known node is in every set, a
+/// lost one in none. This changes no other node's result, since a winning strategy can
+/// stop at a node it knows is won (the parity condition looks only at a play's tail), and
+/// the other side's strategy keeps play out of p's wins anyway.
+pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
     let n = game.id_bound();
+    opponent_attractor(game, &lost);
+    idle_escapes(game, &won, &lost);
+    let decided = Bits::new(n);
+    decided.copy_from(&won);
+    decided.or_from(&lost);
     let solver = Solver {
         game,
         sets: std::array::from_fn(|_| Bits::new(n)),
         walk: std::array::from_fn(|_| Bits::new(n)),
-        known,
+        won,
+        lost,
+        decided,
     };
     solver.level(TOP);
     let [.., top] = solver.sets;
     top
+}
+
+/// Adds to `lost` the nodes from which the opponent can force play to an exit of its own (a
+/// result p does not win), whatever the repetition rules: p wins none of them. An
+/// opponent-to-move node joins when it has an exit or a move into the set, a p-to-move node
+/// without an exit when every move leads into it. Each later step of the solver skips them.
+fn opponent_attractor(game: &impl RuleGame, lost: &Bits) {
+    let n = game.id_bound();
+    let (frontier, next, candidates) = (Bits::new(n), Bits::new(n), Bits::new(n));
+    par_chunks(n).for_each(|range| {
+        for v in range {
+            if !game.p_to_move(v) && game.exit(v) && lost.set(v) {
+                frontier.set(v);
+            }
+        }
+    });
+    let (mut current, mut next) = (&frontier, &next);
+    while current.count() > 0 {
+        candidates.clear_all();
+        current.for_each_one(Vec::new, |preds, u| {
+            game.predecessors(u, preds);
+            for &w in preds.iter() {
+                if !lost.get(w) {
+                    candidates.set(w);
+                }
+            }
+        });
+        next.clear_all();
+        candidates.for_each_one(
+            || (),
+            |_, w| {
+                let joins = !game.p_to_move(w)
+                    || !game.exit(w) && !game.any_move(w, |u, _, _| !lost.get(u));
+                if joins && lost.set(w) {
+                    next.set(w);
+                }
+            },
+        );
+        std::mem::swap(&mut current, &mut next);
+    }
+}
+
+/// Adds to `lost` the nodes from which the opponent can move idly (priority 5) at every turn
+/// forever, or reach a node already in `lost`: an endless play with infinitely many idle
+/// moves of the opponent is no win for p. The others, where p can force the opponent to
+/// attack or reach a node p wins (`won`, or by an exit), are found first, as an attractor:
+/// a p-to-move node joins when some move leads into it (or into `won`), an
+/// opponent-to-move node when each of its idle moves does.
+fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) {
+    let n = game.id_bound();
+    let (forced, frontier, next, candidates) =
+        (Bits::new(n), Bits::new(n), Bits::new(n), Bits::new(n));
+    forced.copy_from(won);
+    let joins = |v: u64| {
+        if game.p_to_move(v) {
+            game.exit(v) || game.any_move(v, |u, _, _| forced.get(u))
+        } else {
+            !game.any_move(v, |u, check, attack| {
+                !check && !forced.get(u) && priority(attack(), false) == TOP
+            })
+        }
+    };
+    par_chunks(n).for_each(|range| {
+        for v in range {
+            if !forced.get(v) && !lost.get(v) && joins(v) {
+                frontier.set(v);
+            }
+        }
+    });
+    let (mut current, mut next) = (&frontier, &next);
+    while current.count() > 0 {
+        forced.or_from(current);
+        candidates.clear_all();
+        current.for_each_one(Vec::new, |preds, u| {
+            game.predecessors(u, preds);
+            for &w in preds.iter() {
+                if !forced.get(w) && !lost.get(w) {
+                    candidates.set(w);
+                }
+            }
+        });
+        next.clear_all();
+        candidates.for_each_one(
+            || (),
+            |_, w| {
+                if joins(w) {
+                    next.set(w);
+                }
+            },
+        );
+        std::mem::swap(&mut current, &mut next);
+    }
+    par_chunks(n).for_each(|range| {
+        for v in range {
+            if !forced.get(v) {
+                lost.set(v);
+            }
+        }
+    });
 }
 
 /// The nested fixpoint's sets X1..X5 (`sets[k - 1]`) and an attractor's working sets.
@@ -100,8 +210,12 @@ struct Solver<'g, G> {
     sets: [Bits; TOP as usize],
     /// Frontier, next step and candidates.
     walk: [Bits; 3],
-    /// Nodes known to be won: X5 starts from them and keeps them.
-    known: Bits,
+    /// Nodes known to be won: in every set.
+    won: Bits,
+    /// Nodes known not to be won: in no set.
+    lost: Bits,
+    /// Both.
+    decided: Bits,
 }
 
 impl<G: RuleGame> Solver<'_, G> {
@@ -123,17 +237,27 @@ impl<G: RuleGame> Solver<'_, G> {
             self.set(k).copy_from(self.set(k - 1));
             return;
         }
-        if k.is_multiple_of(2) {
-            self.set(k).fill(self.game.id_bound());
-        } else if k == TOP {
-            self.set(k).copy_from(&self.known);
-        } else {
-            self.set(k).clear_all();
+        // A greatest fixpoint inside another's iteration lies within that one's current
+        // value (X2's within X4: X2's value is X3's next step, within X3's value, which is
+        // X4's next step, within X4), so it starts there and each step is cut to it, which
+        // has the same greatest fixpoint and often ends a step sooner.
+        let bound = (k.is_multiple_of(2) && k + 2 <= TOP).then(|| self.set(k + 2));
+        match bound {
+            Some(bound) => {
+                self.set(k).copy_from(bound);
+            }
+            None if k.is_multiple_of(2) => {
+                self.set(k).fill(self.game.id_bound());
+                self.set(k).and_not_from(&self.lost);
+            }
+            None => {
+                self.set(k).copy_from(&self.won);
+            }
         }
         loop {
             self.level(k - 1);
-            if k == TOP {
-                self.set(k - 1).or_from(&self.known);
+            if let Some(bound) = bound {
+                self.set(k - 1).and_from(bound);
             }
             if !self.set(k).copy_from(self.set(k - 1)) {
                 return;
@@ -165,16 +289,17 @@ impl<G: RuleGame> Solver<'_, G> {
         }
     }
 
-    /// X1, the least set closed under `Pre`: the nodes for which it holds at once, then
-    /// backwards along priority-1 moves, each candidate confirmed by [`Solver::pre`].
+    /// X1, the least set closed under `Pre`: the nodes known to be won and those for which
+    /// it holds at once, then backwards along priority-1 moves, each candidate confirmed by
+    /// [`Solver::pre`].
     fn attract(&self) {
         let x1 = self.set(1);
         let [frontier, next, candidates] = &self.walk;
-        x1.clear_all();
+        x1.copy_from(&self.won);
         frontier.clear_all();
         par_chunks(self.game.id_bound()).for_each(|range| {
             for v in range {
-                if self.pre(v) {
+                if !self.decided.get(v) && self.pre(v) {
                     frontier.set(v);
                 }
             }
@@ -186,7 +311,7 @@ impl<G: RuleGame> Solver<'_, G> {
             current.for_each_one(Vec::new, |preds, u| {
                 self.game.check_predecessors(u, preds);
                 for &w in preds.iter() {
-                    if !x1.get(w) {
+                    if !x1.get(w) && !self.lost.get(w) {
                         candidates.set(w);
                     }
                 }
@@ -258,21 +383,25 @@ mod tests {
     struct HandMade {
         nodes: Vec<HandNode>,
         check_preds: Vec<Vec<u64>>,
+        preds: Vec<Vec<u64>>,
     }
 
     impl HandMade {
         fn new(nodes: &[HandNode]) -> HandMade {
             let mut check_preds = vec![vec![]; nodes.len()];
+            let mut preds = vec![vec![]; nodes.len()];
             for (v, (p_to_move, _, moves)) in nodes.iter().enumerate() {
                 for &(u, kind) in moves {
                     if priority(kind, *p_to_move) == 1 {
                         check_preds[u as usize].push(v as u64);
                     }
+                    preds[u as usize].push(v as u64);
                 }
             }
             HandMade {
                 nodes: nodes.to_vec(),
                 check_preds,
+                preds,
             }
         }
     }
@@ -300,6 +429,9 @@ mod tests {
         fn check_predecessors(&self, v: u64, out: &mut Vec<u64>) {
             out.clone_from(&self.check_preds[v as usize]);
         }
+        fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
+            out.clone_from(&self.preds[v as usize]);
+        }
         fn has_chases(&self) -> bool {
             self.nodes
                 .iter()
@@ -308,17 +440,20 @@ mod tests {
     }
 
     fn solved(nodes: &[HandNode]) -> Vec<bool> {
-        let won = solve(&HandMade::new(nodes), Bits::new(nodes.len() as u64));
-        (0..nodes.len() as u64).map(|v| won.get(v)).collect()
+        solved_knowing(nodes, &[], &[])
     }
 
-    /// As [`solved`], told the nodes `known` (which must be won) at the start.
-    fn solved_knowing(nodes: &[HandNode], known: &[bool]) -> Vec<bool> {
-        let bits = Bits::new(nodes.len() as u64);
-        for (v, _) in known.iter().enumerate().filter(|(_, k)| **k) {
-            bits.set(v as u64);
-        }
-        let won = solve(&HandMade::new(nodes), bits);
+    /// As [`solved`], told at the start that the nodes `won` are won and the nodes `lost`
+    /// are not (both must be so).
+    fn solved_knowing(nodes: &[HandNode], won: &[bool], lost: &[bool]) -> Vec<bool> {
+        let bits = |known: &[bool]| {
+            let bits = Bits::new(nodes.len() as u64);
+            for (v, _) in known.iter().enumerate().filter(|(_, k)| **k) {
+                bits.set(v as u64);
+            }
+            bits
+        };
+        let won = solve(&HandMade::new(nodes), bits(won), bits(lost));
         (0..nodes.len() as u64).map(|v| won.get(v)).collect()
     }
 
@@ -472,9 +607,11 @@ mod tests {
         fn what_is_known_changes_nothing(bits in prop::collection::vec(any::<u32>(), 2..50), pick in any::<u64>()) {
             let nodes = random_game(bits.len() - bits.len() % 2, &bits);
             let want = textbook(&nodes);
-            // Any part of the winning nodes, told at the start.
-            let known: Vec<bool> = want.iter().enumerate().map(|(v, &w)| w && pick >> (v % 64) & 1 == 1).collect();
-            prop_assert_eq!(solved_knowing(&nodes, &known), want);
+            // Any part of the winning nodes and of the others, told at the start.
+            let told = |v: usize| pick >> (v % 64) & 1 == 1;
+            let won: Vec<bool> = want.iter().enumerate().map(|(v, &w)| w && told(v)).collect();
+            let lost: Vec<bool> = want.iter().enumerate().map(|(v, &w)| !w && told(v)).collect();
+            prop_assert_eq!(solved_knowing(&nodes, &won, &lost), want);
         }
 
         #[test]

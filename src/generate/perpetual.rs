@@ -234,6 +234,10 @@ impl RuleGame for Draws<'_> {
         self.chases
     }
 
+    fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
+        DrawGame::predecessors(self, v, out);
+    }
+
     fn check_predecessors(&self, v: u64, out: &mut Vec<u64>) {
         if self.checked.get(v) {
             DrawGame::predecessors(self, v, out);
@@ -269,12 +273,13 @@ impl Solver<'_> {
             };
             // What the perpetual-check rule alone gives p, by the faster solver, is won
             // under the 棋例's rules too.
+            let nodes = draws.ids.count();
             let known = if chases {
                 Fixpoint::solve(&draws, spend_for(&draws, 0))
             } else {
-                Bits::new(draws.ids.count())
+                Bits::new(nodes)
             };
-            let won = parity::solve(&draws, known);
+            let won = parity::solve(&draws, known, Bits::new(nodes));
             self.mark_rule_results(p, spill, &draws.ids, |v| won.get(v), &mut counts)?;
             drop((won, draws));
             self.restore_cells(spill)?;
