@@ -57,6 +57,34 @@ pub enum RuleSet {
 }
 
 impl RuleSet {
+    /// The label of a result its repetition rule decides, as reports give it:
+    /// `perpetual-check` (`asian`; `plain` decides none) or `perpetual-attack` (`chase`: a
+    /// side that checks, chases or mixes both forever; which one is not recorded).
+    pub fn rule_label(self) -> &'static str {
+        match self {
+            RuleSet::Plain | RuleSet::Asian => "perpetual-check",
+            RuleSet::Chase => "perpetual-attack",
+        }
+    }
+
+    /// The repetition rule in words, for text: "the perpetual-check rule (長將)" or "the
+    /// rules against perpetual attack (長將, 長捉)".
+    pub fn rule_words(self) -> &'static str {
+        match self {
+            RuleSet::Plain | RuleSet::Asian => "the perpetual-check rule (長將)",
+            RuleSet::Chase => "the rules against perpetual attack (長將, 長捉)",
+        }
+    }
+
+    /// What the losing side of a rule result can do only forever: "checking" or "attacking
+    /// (checking or chasing)".
+    pub fn forbidden_play(self) -> &'static str {
+        match self {
+            RuleSet::Plain | RuleSet::Asian => "checking",
+            RuleSet::Chase => "attacking (checking or chasing)",
+        }
+    }
+
     /// `plain`, `asian` or `chase`.
     pub fn name(self) -> &'static str {
         match self {

@@ -1,6 +1,7 @@
 //! The value of a position for the side to move: win, draw or loss, with the distance to mate,
 //! or a result decided by the perpetual-check rule.
 
+use crate::probe::RuleSet;
 use std::fmt;
 
 /// Value of a position from the side to move.
@@ -129,10 +130,10 @@ impl Value {
         }
     }
 
-    /// The repetition rule that decides this value (`perpetual-check`), or `None` when play
-    /// decides it.
-    pub fn rule(self) -> Option<&'static str> {
-        self.is_by_rule().then_some("perpetual-check")
+    /// The repetition rule of `rules` that decides this value ([`RuleSet::rule_label`]), or
+    /// `None` when play decides it.
+    pub fn rule(self, rules: RuleSet) -> Option<&'static str> {
+        self.is_by_rule().then(|| rules.rule_label())
     }
 
     pub(crate) fn to_stored(self) -> u16 {
@@ -164,9 +165,9 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Win(n) => write!(f, "win in {n}"),
-            Value::WinByRule => f.write_str("win by the perpetual-check rule"),
+            Value::WinByRule => f.write_str("win by the repetition rule"),
             Value::Draw => f.write_str("draw"),
-            Value::LossByRule => f.write_str("loss by the perpetual-check rule"),
+            Value::LossByRule => f.write_str("loss by the repetition rule"),
             Value::Loss(n) => write!(f, "loss in {n}"),
         }
     }
@@ -235,8 +236,8 @@ impl Outcome {
     }
 
     /// As [`Value::rule`].
-    pub fn rule(self) -> Option<&'static str> {
-        self.stand_in().rule()
+    pub fn rule(self, rules: RuleSet) -> Option<&'static str> {
+        self.stand_in().rule(rules)
     }
 }
 
@@ -248,7 +249,7 @@ pub trait Standing: Copy + fmt::Display {
     /// As [`Value::category`].
     fn category(self) -> &'static str;
     /// As [`Value::rule`].
-    fn rule(self) -> Option<&'static str>;
+    fn rule(self, rules: RuleSet) -> Option<&'static str>;
     /// Signed plies to mate, if known.
     fn signed_dtm(self) -> Option<i32>;
     /// The standing after a move whose standing for the mover is `self`, for the side to
@@ -267,8 +268,8 @@ impl Standing for Value {
     fn category(self) -> &'static str {
         Value::category(self)
     }
-    fn rule(self) -> Option<&'static str> {
-        Value::rule(self)
+    fn rule(self, rules: RuleSet) -> Option<&'static str> {
+        Value::rule(self, rules)
     }
     fn signed_dtm(self) -> Option<i32> {
         Value::signed_dtm(self)
@@ -291,8 +292,8 @@ impl Standing for Outcome {
     fn category(self) -> &'static str {
         Outcome::category(self)
     }
-    fn rule(self) -> Option<&'static str> {
-        Outcome::rule(self)
+    fn rule(self, rules: RuleSet) -> Option<&'static str> {
+        Outcome::rule(self, rules)
     }
     fn signed_dtm(self) -> Option<i32> {
         None
@@ -353,8 +354,15 @@ mod tests {
         assert_eq!(Value::WinByRule.signed_dtm(), None);
         assert_eq!(Value::Draw.signed_dtm(), None);
         assert_eq!(Value::LossByRule.category(), "loss-by-rule");
-        assert_eq!(Value::WinByRule.rule(), Some("perpetual-check"));
-        assert_eq!(Value::Win(1).rule(), None);
+        assert_eq!(
+            Value::WinByRule.rule(RuleSet::Asian),
+            Some("perpetual-check")
+        );
+        assert_eq!(
+            Value::LossByRule.rule(RuleSet::Chase),
+            Some("perpetual-attack")
+        );
+        assert_eq!(Value::Win(1).rule(RuleSet::Asian), None);
         assert_eq!(Value::Loss(2).category(), "loss");
         for v in [Value::Win(3), Value::Loss(4), Value::WinByRule, Value::Draw] {
             assert_eq!(v.parent().child(), v);

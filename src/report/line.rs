@@ -114,7 +114,7 @@ pub fn line_report(tb: &Tablebase, pos: &Position) -> Result<LineReport, ProbeEr
         wdl: value.wdl_name(),
         category: value.category(),
         dtm: value.signed_dtm(),
-        rule: value.rule(),
+        rule: value.rule(tb.rules()),
         line,
         final_fen: p.fen(),
         end,

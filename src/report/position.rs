@@ -1,7 +1,7 @@
 //! `probe`: a position's value with every legal move's.
 
 use crate::material::Material;
-use crate::probe::{ProbeError, Results, Tablebase};
+use crate::probe::{ProbeError, Results, RuleSet, Tablebase};
 use crate::rules::{Move, Position};
 use crate::value::Standing;
 use serde::Serialize;
@@ -60,7 +60,7 @@ pub struct MoveReport {
 
 impl MoveReport {
     /// The report of `mv` from `pos`, whose value or outcome for the mover is `value`.
-    pub fn new(pos: &Position, mv: Move, value: impl Standing) -> MoveReport {
+    pub fn new(pos: &Position, mv: Move, value: impl Standing, rules: RuleSet) -> MoveReport {
         MoveReport {
             iccs: mv.iccs(),
             wxf: pos.move_to_wxf(mv),
@@ -68,7 +68,7 @@ impl MoveReport {
             wdl: value.wdl_name(),
             category: value.category(),
             dtm: value.signed_dtm(),
-            rule: value.rule(),
+            rule: value.rule(rules),
         }
     }
 }
@@ -106,14 +106,14 @@ fn report_of<S: Standing>(
         wdl: value.wdl_name(),
         category: value.category(),
         dtm: value.signed_dtm(),
-        rule: value.rule(),
+        rule: value.rule(tb.rules()),
         distances,
         checkmate: no_move && pos.in_check(),
         stalemate: no_move && !pos.in_check(),
         best_move: moves.first().map(|(mv, _)| mv.iccs()),
         moves: moves
             .iter()
-            .map(|&(mv, v)| MoveReport::new(pos, mv, v))
+            .map(|&(mv, v)| MoveReport::new(pos, mv, v, tb.rules()))
             .collect(),
     }
 }

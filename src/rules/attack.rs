@@ -202,11 +202,19 @@ impl Position {
             .any(|&m| m.to == to && scratch.is_pseudo_legal_move_legal(m, in_check))
     }
 
-    /// True if the side to move has a legal move after which the other side has none.
+    /// True if the side to move can checkmate at once (將死: a legal move that checks and
+    /// leaves the other side no legal move).
     fn mates_at_once(&self) -> bool {
-        self.legal_moves()
-            .iter()
-            .any(|&m| self.after(m).legal_moves().is_empty())
+        let mut scratch = self.clone();
+        let them = self.turn().opponent();
+        self.pseudo_legal_moves().iter().any(|&m| {
+            let captured = scratch.make(m);
+            let mates = !scratch.is_in_check(self.turn())
+                && scratch.is_in_check(them)
+                && scratch.legal_moves_knowing_check(true).is_empty();
+            scratch.unmake(m, captured);
+            mates
+        })
     }
 }
 

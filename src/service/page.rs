@@ -5,7 +5,7 @@
 use super::{Failure, HTML, Response, Service, query_value};
 use crate::display::piece_char;
 use crate::material::Material;
-use crate::probe::Results;
+use crate::probe::{Results, RuleSet};
 use crate::report::stats_report;
 use crate::rules::{Color, Move, Notation, Position, Square};
 use crate::theory::Catalogue;
@@ -114,13 +114,13 @@ fn body(service: &Service, view: &View) -> Result<String, Failure> {
     let (class, verdict, moves, line) = match tb.results(pos)? {
         Results::Values(value, moves) => (
             value.wdl_name(),
-            verdicts(pos, value),
+            verdicts(pos, value, tb.rules()),
             move_texts(&moves),
             tb.principal_variation(pos)?,
         ),
         Results::Outcomes(outcome, moves) => (
             outcome.wdl_name(),
-            outcome_verdict(pos, outcome),
+            outcome_verdict(pos, outcome, tb.rules()),
             move_texts(&moves),
             vec![],
         ),
@@ -149,7 +149,7 @@ fn body(service: &Service, view: &View) -> Result<String, Failure> {
 }
 
 /// The verdict in Chinese and English from a table without distances.
-fn outcome_verdict(pos: &Position, o: Outcome) -> [String; 2] {
+fn outcome_verdict(pos: &Position, o: Outcome, rules: RuleSet) -> [String; 2] {
     let (me, other) = (pos.turn(), pos.turn().opponent());
     let name = |c: Color| if c == Color::Red { "红方" } else { "黑方" };
     let note = "no distance to mate: the tables hold win/draw/loss only (`canju gen --wdl-only`)";
@@ -162,9 +162,9 @@ fn outcome_verdict(pos: &Position, o: Outcome) -> [String; 2] {
             format!("{}胜 (表中无步数)", name(other)),
             format!("{other} wins; {note}"),
         ],
-        Outcome::WinByRule => verdicts(pos, Value::WinByRule),
-        Outcome::LossByRule => verdicts(pos, Value::LossByRule),
-        Outcome::Draw => verdicts(pos, Value::Draw),
+        Outcome::WinByRule => verdicts(pos, Value::WinByRule, rules),
+        Outcome::LossByRule => verdicts(pos, Value::LossByRule, rules),
+        Outcome::Draw => verdicts(pos, Value::Draw, rules),
     }
 }
 
@@ -177,8 +177,8 @@ fn move_texts<S: Standing>(moves: &[(Move, S)]) -> Vec<(Move, &'static str, Stri
 }
 
 /// The verdict of a value in Chinese and English.
-fn verdicts(pos: &Position, v: Value) -> [String; 2] {
-    [chinese_verdict(pos, v), english_verdict(pos, v)]
+fn verdicts(pos: &Position, v: Value, rules: RuleSet) -> [String; 2] {
+    [chinese_verdict(pos, v), english_verdict(pos, v, rules)]
 }
 
 /// 红方胜 7回合 (13步) and its kin.
@@ -197,19 +197,18 @@ fn chinese_verdict(pos: &Position, v: Value) -> String {
 }
 
 /// "red wins, mate in 13 plies" and its kin.
-fn english_verdict(pos: &Position, v: Value) -> String {
+fn english_verdict(pos: &Position, v: Value, rules: RuleSet) -> String {
+    let (rule, play) = (rules.rule_words(), rules.forbidden_play());
     let (me, other) = (pos.turn(), pos.turn().opponent());
     match v {
         Value::Win(n) => format!("{me} wins, mate in {n} plies"),
         Value::Loss(0) if pos.in_check() => format!("{me} is checkmated: {other} wins"),
         Value::Loss(0) => format!("{me} has no legal move (stalemate, 困毙): {other} wins"),
         Value::Loss(n) => format!("{other} wins, mate in {n} plies"),
-        Value::WinByRule => format!(
-            "{me} wins by the perpetual-check rule: {other} can hold only by checking forever"
-        ),
-        Value::LossByRule => format!(
-            "{other} wins by the perpetual-check rule: {me} can hold only by checking forever"
-        ),
+        Value::WinByRule => format!("{me} wins by {rule}: {other} can hold only by {play} forever"),
+        Value::LossByRule => {
+            format!("{other} wins by {rule}: {me} can hold only by {play} forever")
+        }
         Value::Draw => "draw".to_string(),
     }
 }

@@ -11,7 +11,8 @@ pub struct TableArgs {
     /// Table folder.
     #[arg(long, default_value = "tables")]
     pub dir: PathBuf,
-    /// Rule set: asian (perpetual check loses) or plain (endless play draws).
+    /// Rule set: asian (perpetual check loses), plain (endless play draws) or chase (perpetual
+    /// check and perpetual chase lose: the 棋例).
     #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
     pub rules: RulesArg,
 }

@@ -243,7 +243,7 @@ fn write_report(out: &mut dyn Write, r: &GenReport) -> std::io::Result<()> {
         .unwrap_or("-");
         writeln!(
             out,
-            "{:<12} perpetual-check rule changed: red to move +{} wins +{} losses, black to move +{} wins +{} losses (e.g. {example})",
+            "{:<12} the repetition rule changed: red to move +{} wins +{} losses, black to move +{} wins +{} losses (e.g. {example})",
             "", red.rule_win, red.rule_loss, black.rule_win, black.rule_loss,
         )?;
     }

@@ -73,7 +73,7 @@ fn write_side(out: &mut dyn Write, who: &str, s: &SideStats) -> std::io::Result<
     if s.rule_win + s.rule_loss > 0 {
         writeln!(
             out,
-            "    perpetual-check rule: {} draws under plain become wins, {} become losses",
+            "    repetition rule: {} draws under plain become wins, {} become losses",
             s.rule_win, s.rule_loss
         )?;
         if let Some(f) = &s.rule_win_fen {

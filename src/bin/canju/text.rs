@@ -1,5 +1,6 @@
 //! Text forms shared by several commands.
 
+use canju::probe::RuleSet;
 use canju::report::{LineEnd, LineReport};
 use canju::rules::Position;
 use canju::value::Value;
@@ -11,17 +12,18 @@ pub fn pad(s: &str, width: usize) -> String {
 }
 
 /// "red to move wins, mate in 23 plies" / "draw" / "black to move loses, mated in 12 plies".
-pub fn verdict_line(pos: &Position, v: Value) -> String {
+pub fn verdict_line(pos: &Position, v: Value, rules: RuleSet) -> String {
     let side = pos.turn();
+    let (rule, play) = (rules.rule_words(), rules.forbidden_play());
     match v {
         Value::Win(n) => format!("{side} to move wins, mate in {n} plies"),
         Value::WinByRule => format!(
-            "{side} to move wins by the perpetual-check rule (長將): {} can hold only by checking forever; no forced mate",
+            "{side} to move wins by {rule}: {} can hold only by {play} forever; no forced mate",
             side.opponent()
         ),
-        Value::LossByRule => format!(
-            "{side} to move loses by the perpetual-check rule (長將): it can hold only by checking forever"
-        ),
+        Value::LossByRule => {
+            format!("{side} to move loses by {rule}: it can hold only by {play} forever")
+        }
         Value::Draw => "draw: neither side can force a win".to_string(),
         Value::Loss(0) if pos.in_check() => {
             format!("{side} to move is checkmated (将死) and loses")
@@ -55,7 +57,8 @@ pub fn score_sheet(line: &LineReport) -> String {
 }
 
 /// How the line ends, in a sentence (none for a draw, which shows no line).
-pub fn line_ending(line: &LineReport) -> Option<String> {
+pub fn line_ending(line: &LineReport, rules: RuleSet) -> Option<String> {
+    let (rule, play) = (rules.rule_words(), rules.forbidden_play());
     let last = Position::from_fen(&line.final_fen).ok()?;
     let side = last.turn();
     match line.end {
@@ -77,18 +80,28 @@ pub fn line_ending(line: &LineReport) -> Option<String> {
             );
             if r.offender_checks_every_move {
                 format!(
-                    "{head}, in which {0} gives check with every move. The perpetual-check rule \
-                     (長將) forbids that: {0} must deviate, and then loses",
-                    r.offender
+                    "{head}, in which {0} gives check with every move. {1} forbids that: {0} \
+                     must deviate, and then loses",
+                    r.offender,
+                    capitalised(rule)
                 )
             } else {
                 format!(
                     "{head}. The tables store no plan for a win by the rule, only its value: \
-                     against best play {0} cannot avoid checking forever, so {0} must deviate \
+                     against best play {0} cannot avoid {play} forever, so {0} must deviate \
                      and loses; this line does not show how its opponent forces that",
                     r.offender
                 )
             }
         }),
     }
+}
+
+/// `s` with its first letter upper case.
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
