@@ -278,6 +278,13 @@ impl Group {
     /// its kind never can.
     #[inline]
     fn combination(&self, sq: &[u8], mirror: bool, moved: Option<(usize, u8)>) -> Option<u64> {
+        if self.count == 1 {
+            // A piece alone of its kind: its combination number is its point's ordinal.
+            let s = moved.map_or(sq[0], |(_, to)| to);
+            let s = if mirror { MIRROR[s as usize] } else { s };
+            let o = self.point_ord[s as usize];
+            return (o != 0xFF).then_some(o as u64);
+        }
         let mut ords = [0u8; 5];
         for (i, o) in ords.iter_mut().take(self.count).enumerate() {
             let s = match moved {

@@ -28,7 +28,7 @@ pub(crate) struct RankedBits {
 }
 
 /// Ranks between two of [`RankedBits`]'s select samples (8 bytes per this many set bits).
-const SELECT_SAMPLE: u64 = 4096;
+const SELECT_SAMPLE: u64 = 512;
 
 impl RankedBits {
     /// The bitmap whose bit `i` is `bit(i)`, for `i` below `len`.
