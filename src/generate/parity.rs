@@ -111,38 +111,20 @@ pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
 /// without an exit when every move leads into it. Each later step of the solver skips them.
 fn opponent_attractor(game: &impl RuleGame, lost: &Bits) {
     let n = game.id_bound();
-    let (frontier, next, candidates) = (Bits::new(n), Bits::new(n), Bits::new(n));
-    par_chunks(n).for_each(|range| {
-        for v in range {
-            if !game.p_to_move(v) && game.exit(v) && lost.set(v) {
-                frontier.set(v);
-            }
-        }
-    });
-    let (mut current, mut next) = (&frontier, &next);
-    while current.count() > 0 {
-        candidates.clear_all();
-        current.for_each_one(Vec::new, |preds, u| {
-            game.predecessors(u, preds);
-            for &w in preds.iter() {
-                if !lost.get(w) {
-                    candidates.set(w);
-                }
-            }
-        });
-        next.clear_all();
-        candidates.for_each_one(
-            || (),
-            |_, w| {
-                let joins = !game.p_to_move(w)
-                    || !game.exit(w) && !game.any_move(w, |u, _, _| !lost.get(u));
-                if joins && lost.set(w) {
-                    next.set(w);
-                }
-            },
-        );
-        std::mem::swap(&mut current, &mut next);
-    }
+    let walk = [Bits::new(n), Bits::new(n), Bits::new(n)];
+    grow_back(
+        n,
+        &walk,
+        |v| !game.p_to_move(v) && game.exit(v) && lost.set(v),
+        |u, preds| game.predecessors(u, preds),
+        |w| !lost.get(w),
+        |w| {
+            let joins =
+                !game.p_to_move(w) || !game.exit(w) && !game.any_move(w, |u, _, _| !lost.get(u));
+            joins && lost.set(w)
+        },
+        |_| (),
+    );
 }
 
 /// Adds to `lost` the nodes from which the opponent can move idly (priority 5) at every turn
@@ -153,8 +135,7 @@ fn opponent_attractor(game: &impl RuleGame, lost: &Bits) {
 /// opponent-to-move node when each of its idle moves does.
 fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) {
     let n = game.id_bound();
-    let (forced, frontier, next, candidates) =
-        (Bits::new(n), Bits::new(n), Bits::new(n), Bits::new(n));
+    let forced = Bits::new(n);
     forced.copy_from(won);
     let joins = |v: u64| {
         if game.p_to_move(v) {
@@ -165,21 +146,56 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) {
             })
         }
     };
+    let walk = [Bits::new(n), Bits::new(n), Bits::new(n)];
+    grow_back(
+        n,
+        &walk,
+        |v| !forced.get(v) && !lost.get(v) && joins(v),
+        |u, preds| game.predecessors(u, preds),
+        |w| !forced.get(w) && !lost.get(w),
+        joins,
+        |step| forced.or_from(step),
+    );
     par_chunks(n).for_each(|range| {
         for v in range {
-            if !forced.get(v) && !lost.get(v) && joins(v) {
+            if !forced.get(v) {
+                lost.set(v);
+            }
+        }
+    });
+}
+
+/// Grows a set backwards, step by step, in `walk` (frontier, next step, candidates): the
+/// nodes below `n` for which `seed` holds are the first step; then the predecessors
+/// (`preds`) of a step's nodes for which `near` holds are gathered, each once, and those for
+/// which `joins` then holds are the next step, until a step is empty. `on_step` is given
+/// each step before its predecessors are gathered (to add it to the set being grown).
+fn grow_back(
+    n: u64,
+    walk: &[Bits; 3],
+    seed: impl Fn(u64) -> bool + Sync,
+    preds: impl Fn(u64, &mut Vec<u64>) + Sync,
+    near: impl Fn(u64) -> bool + Sync,
+    joins: impl Fn(u64) -> bool + Sync,
+    on_step: impl Fn(&Bits),
+) {
+    let [frontier, next, candidates] = walk;
+    frontier.clear_all();
+    par_chunks(n).for_each(|range| {
+        for v in range {
+            if seed(v) {
                 frontier.set(v);
             }
         }
     });
-    let (mut current, mut next) = (&frontier, &next);
+    let (mut current, mut next) = (frontier, next);
     while current.count() > 0 {
-        forced.or_from(current);
+        on_step(current);
         candidates.clear_all();
-        current.for_each_one(Vec::new, |preds, u| {
-            game.predecessors(u, preds);
-            for &w in preds.iter() {
-                if !forced.get(w) && !lost.get(w) {
+        current.for_each_one(Vec::new, |found, u| {
+            preds(u, found);
+            for &w in found.iter() {
+                if near(w) {
                     candidates.set(w);
                 }
             }
@@ -195,13 +211,6 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) {
         );
         std::mem::swap(&mut current, &mut next);
     }
-    par_chunks(n).for_each(|range| {
-        for v in range {
-            if !forced.get(v) {
-                lost.set(v);
-            }
-        }
-    });
 }
 
 /// The nested fixpoint's sets X1..X5 (`sets[k - 1]`) and an attractor's working sets.
@@ -294,39 +303,16 @@ impl<G: RuleGame> Solver<'_, G> {
     /// [`Solver::pre`].
     fn attract(&self) {
         let x1 = self.set(1);
-        let [frontier, next, candidates] = &self.walk;
         x1.copy_from(&self.won);
-        frontier.clear_all();
-        par_chunks(self.game.id_bound()).for_each(|range| {
-            for v in range {
-                if !self.decided.get(v) && self.pre(v) {
-                    frontier.set(v);
-                }
-            }
-        });
-        let (mut current, mut next) = (frontier, next);
-        while current.count() > 0 {
-            x1.or_from(current);
-            candidates.clear_all();
-            current.for_each_one(Vec::new, |preds, u| {
-                self.game.check_predecessors(u, preds);
-                for &w in preds.iter() {
-                    if !x1.get(w) && !self.lost.get(w) {
-                        candidates.set(w);
-                    }
-                }
-            });
-            next.clear_all();
-            candidates.for_each_one(
-                || (),
-                |_, w| {
-                    if self.pre(w) {
-                        next.set(w);
-                    }
-                },
-            );
-            std::mem::swap(&mut current, &mut next);
-        }
+        grow_back(
+            self.game.id_bound(),
+            &self.walk,
+            |v| !self.decided.get(v) && self.pre(v),
+            |u, preds| self.game.check_predecessors(u, preds),
+            |w| !x1.get(w) && !self.lost.get(w),
+            |w| self.pre(w),
+            |step| x1.or_from(step),
+        );
     }
 }
 
