@@ -68,31 +68,26 @@ impl Bits {
 
     /// Clears every bit that is clear in `other`.
     pub(crate) fn and_from(&self, other: &Bits) {
-        self.words
-            .par_iter()
-            .zip(other.words.par_iter())
-            .for_each(|(to, from)| {
-                to.fetch_and(from.load(Relaxed), Relaxed);
-            });
+        self.combine(other, |to, from| to.fetch_and(from, Relaxed));
     }
 
     /// Sets every bit that is set in `other`.
     pub(crate) fn or_from(&self, other: &Bits) {
-        self.words
-            .par_iter()
-            .zip(other.words.par_iter())
-            .for_each(|(to, from)| {
-                to.fetch_or(from.load(Relaxed), Relaxed);
-            });
+        self.combine(other, |to, from| to.fetch_or(from, Relaxed));
     }
 
     /// Clears every bit that is set in `other`.
     pub(crate) fn and_not_from(&self, other: &Bits) {
+        self.combine(other, |to, from| to.fetch_and(!from, Relaxed));
+    }
+
+    /// Applies `op` to each word of this bitmap with the same word of `other`, in parallel.
+    fn combine(&self, other: &Bits, op: impl Fn(&AtomicU64, u64) -> u64 + Sync) {
         self.words
             .par_iter()
             .zip(other.words.par_iter())
             .for_each(|(to, from)| {
-                to.fetch_and(!from.load(Relaxed), Relaxed);
+                op(to, from.load(Relaxed));
             });
     }
 
