@@ -202,16 +202,17 @@ impl Position {
             .any(|&m| m.to == to && scratch.is_pseudo_legal_move_legal(m, in_check))
     }
 
-    /// True if the side to move can checkmate at once (將死: a legal move that checks and
-    /// leaves the other side no legal move).
+    /// True if the side to move can win at once: a legal move that leaves the other side no
+    /// legal move, in check or not (將死 or 困毙: both lose in xiangqi).
     fn mates_at_once(&self) -> bool {
         let mut scratch = self.clone();
         let them = self.turn().opponent();
         self.pseudo_legal_moves().iter().any(|&m| {
             let captured = scratch.make(m);
             let mates = !scratch.is_in_check(self.turn())
-                && scratch.is_in_check(them)
-                && scratch.legal_moves_knowing_check(true).is_empty();
+                && scratch
+                    .legal_moves_knowing_check(scratch.is_in_check(them))
+                    .is_empty();
             scratch.unmake(m, captured);
             mates
         })
