@@ -99,6 +99,10 @@ struct Defenders {
     /// Squares of each placement: general, advisors, elephants.
     placements: Vec<[u8; 5]>,
     raw_to_placement: Vec<u16>,
+    /// The placement of each general, advisor and elephant ordinal list as it stands (not
+    /// sorted): the general's ordinal, then each advisor's in base 5 and each elephant's in
+    /// base 7 ([`NONE16`] where two share a point), so a look-up sorts nothing.
+    by_ordinals: Vec<u16>,
     mirror: Vec<u16>,
 }
 
@@ -126,6 +130,7 @@ impl Defenders {
             elephant_points,
             placements: vec![],
             raw_to_placement: vec![],
+            by_ordinals: vec![],
             mirror: vec![],
         };
         let na = BINOMIAL[5][advisors] as usize;
@@ -158,6 +163,7 @@ impl Defenders {
                 }
             }
         }
+        d.by_ordinals = d.ordinal_table();
         d.mirror = (0..d.placements.len())
             .map(|i| {
                 let m: Vec<u8> = d.placements[i][..d.len()]
@@ -174,8 +180,58 @@ impl Defenders {
         1 + self.advisors + self.elephants
     }
 
+    /// [`Defenders::by_ordinals`], from the placements by sorted ordinals.
+    fn ordinal_table(&self) -> Vec<u16> {
+        let size = 9 * 5usize.pow(self.advisors as u32) * 7usize.pow(self.elephants as u32);
+        (0..size)
+            .map(|mut raw| {
+                let mut digits = |count: usize, base: usize, points: &[u8]| {
+                    let mut sq = vec![0u8; count];
+                    for s in sq.iter_mut().rev() {
+                        *s = points[raw % base];
+                        raw /= base;
+                    }
+                    sq
+                };
+                let elephants = digits(self.elephants, 7, &self.elephant_points);
+                let advisors = digits(self.advisors, 5, &self.advisor_points);
+                let general = self.palace[raw];
+                let distinct = |sq: &[u8]| sq.len() < 2 || sq[0] != sq[1];
+                if distinct(&advisors) && distinct(&elephants) {
+                    self.lookup_sorting(general, &advisors, &elephants)
+                } else {
+                    NONE16
+                }
+            })
+            .collect()
+    }
+
     /// Placement index of a general square and (unsorted) advisor and elephant squares.
+    #[inline]
     fn lookup(&self, general: u8, advisors: &[u8], elephants: &[u8]) -> u16 {
+        let mut raw = self.palace_ord[general as usize] as usize;
+        if raw == 0xFF {
+            return NONE16;
+        }
+        for &s in advisors {
+            let o = self.advisor_ord[s as usize] as usize;
+            if o == 0xFF {
+                return NONE16;
+            }
+            raw = raw * 5 + o;
+        }
+        for &s in elephants {
+            let o = self.elephant_ord[s as usize] as usize;
+            if o == 0xFF {
+                return NONE16;
+            }
+            raw = raw * 7 + o;
+        }
+        self.by_ordinals[raw]
+    }
+
+    /// As [`Defenders::lookup`], by sorting the ordinals (builds the look-up's table).
+    fn lookup_sorting(&self, general: u8, advisors: &[u8], elephants: &[u8]) -> u16 {
         let k = self.palace_ord[general as usize];
         if k == 0xFF {
             return NONE16;
@@ -231,6 +287,9 @@ pub struct GroupParts {
     slot: [u64; 2],
     /// Per orientation: each group's combination number.
     part: [[u64; MAX_GROUPS]; 2],
+    /// Per orientation, read or not: the groups' share of the slot (what follows the
+    /// defender pair's), so that a move of a defender costs only the new pair's look-up.
+    rest: [u64; 2],
 }
 
 /// Where both sides' generals, advisors and elephants stand, as placement numbers: the part
@@ -276,7 +335,7 @@ impl Group {
     /// The combination number of this group's pieces on `sq` (mirrored if `mirror`), with
     /// the piece at `moved.0` standing on `moved.1` instead; `None` if a piece stands where
     /// its kind never can.
-    #[inline]
+    #[inline(always)]
     fn combination(&self, sq: &[u8], mirror: bool, moved: Option<(usize, u8)>) -> Option<u64> {
         if self.count == 1 {
             // A piece alone of its kind: its combination number is its point's ordinal.
@@ -285,6 +344,16 @@ impl Group {
             let o = self.point_ord[s as usize];
             return (o != 0xFF).then_some(o as u64);
         }
+        self.combination_of_several(sq, mirror, moved)
+    }
+
+    /// [`Group::combination`] of a group of two or more pieces: their ordinals sorted.
+    fn combination_of_several(
+        &self,
+        sq: &[u8],
+        mirror: bool,
+        moved: Option<(usize, u8)>,
+    ) -> Option<u64> {
         let mut ords = [0u8; 5];
         for (i, o) in ords.iter_mut().take(self.count).enumerate() {
             let s = match moved {
@@ -297,9 +366,7 @@ impl Group {
                 return None;
             }
         }
-        if self.count > 1 {
-            ords[..self.count].sort_unstable();
-        }
+        ords[..self.count].sort_unstable();
         Some(combo_index(&ords[..self.count]))
     }
 }
@@ -488,10 +555,11 @@ impl MaterialIndex {
     }
 
     /// The position with the pieces of a square list and `turn` to move.
+    #[inline]
     pub fn position_of(&self, squares: &[u8], turn: Color) -> Position {
         let mut pos = Position::empty(turn);
         for (&s, &piece) in squares.iter().zip(&self.layout) {
-            pos.put(Square::from_index_unchecked(s), piece);
+            pos.place(Square::from_index_unchecked(s), piece);
         }
         pos
     }
@@ -582,7 +650,15 @@ impl MaterialIndex {
         let mut parts = GroupParts {
             slot: [u64::MAX; 2],
             part: [[0; MAX_GROUPS]; 2],
+            rest: [0; 2],
         };
+        for o in 0..2 {
+            for (g, grp) in self.groups.iter().enumerate() {
+                let c = grp.combination(&rest[grp.first..grp.first + grp.count], o == 1, None)?;
+                parts.part[o][g] = c;
+                parts.rest[o] += c * grp.stride;
+            }
+        }
         for (o, orientation) in self.orientations(pair).into_iter().enumerate() {
             let Some((r, b)) = orientation else {
                 continue;
@@ -591,13 +667,7 @@ impl MaterialIndex {
             if pair == NONE32 {
                 return None;
             }
-            let mut index = pair as u64;
-            for (g, grp) in self.groups.iter().enumerate() {
-                let c = grp.combination(&rest[grp.first..grp.first + grp.count], o == 1, None)?;
-                parts.part[o][g] = c;
-                index = index * grp.combos + c;
-            }
-            parts.slot[o] = index;
+            parts.slot[o] = pair as u64 * self.radix + parts.rest[o];
         }
         Some(parts)
     }
@@ -625,6 +695,36 @@ impl MaterialIndex {
             let moved = Some((e - grp.first, to));
             let c = grp.combination(&rest[grp.first..grp.first + grp.count], o == 1, moved)?;
             let slot = parts.slot[o] - parts.part[o][g] * grp.stride + c * grp.stride;
+            best = Some(best.map_or(slot, |b| b.min(slot)));
+        }
+        best
+    }
+
+    /// The slot after the piece at entry `k` of `sq` (a general, advisor or elephant) goes
+    /// to the empty point `to`, from `sq`'s [`GroupParts`]: only the new defender pair is
+    /// looked up. Equal to [`MaterialIndex::encode_squares`] of the moved list.
+    #[inline]
+    pub fn slot_after_defender_move(
+        &self,
+        parts: &GroupParts,
+        sq: &mut [u8],
+        k: usize,
+        to: u8,
+    ) -> Option<u64> {
+        let from = std::mem::replace(&mut sq[k], to);
+        let pair = self.defender_pair(sq);
+        sq[k] = from;
+        let nb = self.defenders[1].placements.len();
+        let mut best: Option<u64> = None;
+        for (o, orientation) in self.orientations(pair?).into_iter().enumerate() {
+            let Some((r, b)) = orientation else {
+                continue;
+            };
+            let pair = self.pair_of[r * nb + b];
+            if pair == NONE32 {
+                return None;
+            }
+            let slot = pair as u64 * self.radix + parts.rest[o];
             best = Some(best.map_or(slot, |b| b.min(slot)));
         }
         best
@@ -726,9 +826,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_group_move_gives_the_slot_encoding_gives() {
-        // Single pieces, pairs of a kind, pawns (points limited), defenders of both sides
-        // (mirror-symmetric placements read both ways).
+    fn a_move_gives_the_slot_encoding_gives() {
+        // Moves of every entry: single pieces, pairs of a kind, pawns (points limited),
+        // defenders of both sides (mirror-symmetric placements read both ways).
         for name in ["KRNKR", "KRRKNN", "KPPKAB", "KCPKAABB", "KNNPKRP"] {
             let index = MaterialIndex::new(name.parse().unwrap());
             let n = index.layout().len();
@@ -744,7 +844,7 @@ mod tests {
                 }
                 let pair = index.defender_pair(sq).unwrap();
                 let parts = index.group_parts(pair, sq).unwrap();
-                for k in defenders..n {
+                for k in 0..n {
                     for to in 0..90u8 {
                         if sq.contains(&to) {
                             continue;
@@ -752,7 +852,11 @@ mod tests {
                         let mut moved = sq.to_vec();
                         moved[k] = to;
                         let want = index.encode_squares(&moved);
-                        let got = index.slot_after_group_move(&parts, sq, k, to);
+                        let got = if k < defenders {
+                            index.slot_after_defender_move(&parts, sq, k, to)
+                        } else {
+                            index.slot_after_group_move(&parts, sq, k, to)
+                        };
                         assert_eq!(got, want, "{name} slot {i}: entry {k} to {to}");
                         checked += 1;
                     }

@@ -676,10 +676,7 @@ impl<'s> Neighbours<'s> {
     fn slot_after(&mut self, index: &MaterialIndex, from: Square, to: Square) -> u64 {
         let k = self.entry[from.index()] as usize;
         let j = if k < index.defender_entries() {
-            self.sq[k] = to.index() as u8;
-            let j = index.encode_squares(self.sq);
-            self.sq[k] = from.index() as u8;
-            j
+            index.slot_after_defender_move(&self.parts, self.sq, k, to.index() as u8)
         } else {
             index.slot_after_group_move(&self.parts, self.sq, k, to.index() as u8)
         };
