@@ -48,6 +48,10 @@ pub(crate) const CHECKED: u8 = 2;
 /// Node flag: some move leaves the draws for a fixed result that settles the node: for a
 /// p-to-move node a result p wins, for an opponent-to-move node one p does not win.
 pub(crate) const EXIT: u8 = 4;
+/// Node flag: the node has an exit or a quiet move (a move to a non-checked node). A
+/// p-to-move node with it is a seed of level 0; an opponent-to-move node with it is in no
+/// level while X is empty. Round one tries only the nodes the flags leave open.
+pub(crate) const FREE: u8 = 8;
 
 /// Bitmaps of the fixpoint besides its levels, each over the node ids of both sides to move:
 /// X, the nodes that just joined it and their quiet predecessors, the nodes that joined the
@@ -66,7 +70,7 @@ pub(crate) trait DrawGame: Sync {
     fn id_bound(&self) -> u64;
     /// A range of node ids holding every p-to-move node.
     fn p_ids(&self) -> std::ops::Range<u64>;
-    /// [`P_TO_MOVE`], [`CHECKED`] and [`EXIT`] of node `v`.
+    /// [`P_TO_MOVE`], [`CHECKED`], [`EXIT`] and [`FREE`] of node `v`.
     fn flags(&self, v: u64) -> u8;
     /// True if `f` holds for some node that node `v` moves to (stops at the first).
     fn any_successor(&self, v: u64, f: impl FnMut(u64) -> bool) -> bool;
@@ -355,8 +359,11 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     }
 
     /// Level `i` (0 or 1: Z for Y every node, or for level 0) from X: every node of the
-    /// level above is tried.
+    /// level above is tried, or in the first round (X empty) only those the flags leave open.
     fn level_from_x(&self, i: usize) {
+        if self.x.count() == 0 {
+            return self.level_from_nothing(i);
+        }
         let z = self.level(i);
         let y = i.checked_sub(1).map(|above| self.level(above));
         z.copy_from(&self.x);
@@ -371,6 +378,50 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
                 frontier.set(v);
             }
         });
+        let bounds = Bounds {
+            x: &self.x,
+            within: y,
+        };
+        attract(self.game, &self.walk, z, bounds, None);
+    }
+
+    /// Level `i` (0 or 1) while X is empty, without generating moves where the flags tell:
+    /// an opponent-to-move node with a quiet move is in no level (that move would have to
+    /// reach X); of level 0 the p-to-move nodes with [`FREE`] are the seeds; of level 1 those
+    /// with an exit and those that move quietly into one of level 0's non-checked nodes
+    /// (opponent-to-move, so without quiet moves: few) are. The rest join by the attractor.
+    fn level_from_nothing(&self, i: usize) {
+        let z = self.level(i);
+        let y = i.checked_sub(1).map(|above| self.level(above));
+        z.clear_all();
+        let frontier = &self.walk.frontier;
+        frontier.clear_all();
+        let join = |v: u64| {
+            if z.set(v) {
+                frontier.set(v);
+            }
+        };
+        let try_node = |v: u64| {
+            let f = self.game.flags(v);
+            if f & P_TO_MOVE == 0 {
+                if f & FREE == 0 && self.every_move_covered(v, z) {
+                    join(v);
+                }
+            } else if f & EXIT != 0 || y.is_none() && f & FREE != 0 {
+                join(v);
+            }
+        };
+        match y {
+            None => for_each_node(self.game, try_node),
+            Some(y) => {
+                y.for_each_one(|| (), |_, v| try_node(v));
+                self.for_each_quiet_predecessor(y, P_TO_MOVE, |w| {
+                    if y.get(w) {
+                        join(w);
+                    }
+                });
+            }
+        }
         let bounds = Bounds {
             x: &self.x,
             within: y,
@@ -537,9 +588,8 @@ fn for_each_node<G: DrawGame>(game: &G, f: impl Fn(u64) + Sync) {
 fn rule_can_apply(game: &impl DrawGame) -> bool {
     par_chunks(game.id_bound()).any(|range| {
         range.into_iter().any(|v| {
-            let f = game.flags(v) & (P_TO_MOVE | EXIT);
-            f == P_TO_MOVE | EXIT
-                || f == 0 && !game.any_successor(v, |u| game.flags(u) & CHECKED == 0)
+            let f = game.flags(v);
+            f & (P_TO_MOVE | EXIT) == P_TO_MOVE | EXIT || f & (P_TO_MOVE | FREE) == 0
         })
     })
 }
@@ -740,8 +790,12 @@ mod tests {
             HandMade {
                 flags: nodes
                     .iter()
-                    .map(|&(p, check, exit, _)| {
-                        (p as u8 * P_TO_MOVE) | (check as u8 * CHECKED) | (exit as u8 * EXIT)
+                    .map(|(p, check, exit, succ)| {
+                        let quiet = succ.iter().any(|&u| !nodes[u as usize].1);
+                        (*p as u8 * P_TO_MOVE)
+                            | (*check as u8 * CHECKED)
+                            | (*exit as u8 * EXIT)
+                            | ((*exit || quiet) as u8 * FREE)
                     })
                     .collect(),
                 succ: nodes

@@ -22,6 +22,7 @@
 //! 5. The writer reads the cells block by block and turns them into WDL codes where they are.
 
 mod bits;
+mod captures;
 mod cells;
 mod draw_index;
 mod fixpoint;
@@ -34,18 +35,18 @@ mod progress;
 
 use crate::index::{MAX_MEN, MaterialIndex};
 use crate::material::Material;
-use crate::probe::{ProbeError, RuleSet, Table, Tablebase};
+use crate::probe::{ProbeError, RuleSet, Tablebase};
 use crate::rules::{Color, Move, MoveList, Position, Role, Square};
 use crate::table::{self, SideStats, TableError, ValueSource};
 use crate::value::{STORED_ILLEGAL, Value};
 use bits::Bits;
+use captures::{Captures, SubTable};
 pub use cells::Cells;
 use memory::{PhaseMemory, check_fits};
 pub use memory::{available_memory, memory_needed, peak_memory, refuse_if_too_large};
 pub use plan::{Plan, SetPlan, plan};
 use progress::Phase;
 use rayon::prelude::*;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use thiserror::Error;
@@ -408,47 +409,36 @@ fn work_list(
     Ok((order, todo))
 }
 
-/// A capture's sub-table, and whether positions must be colour-swapped to read it.
-struct SubTable {
-    table: Arc<Table>,
-    swap: bool,
-}
-
 /// Everything the passes share.
 struct Solver<'a> {
     index: &'a MaterialIndex,
-    /// Sub-table by captured piece: [victim colour][role].
-    subs: [[Option<SubTable>; 7]; 2],
+    /// The sub-tables, read after captures.
+    captures: Captures,
     cells: Cells,
     max_assigned: AtomicU16,
 }
 
 impl Solver<'_> {
     /// The value after capture `mv` as the sub-table stores it (results by rule included).
-    fn capture_value_raw(&self, pos: &Position, mv: Move) -> Result<Value, GenError> {
-        let victim = pos.piece_at(mv.to).expect("a capture");
-        let sub = self.subs[victim.color.index()][victim.role.index()]
-            .as_ref()
-            .expect("sub-table loaded for every capturable piece");
-        let after = pos.after(mv);
-        let p = if sub.swap {
-            after.color_swapped()
-        } else {
-            after
+    /// `pos` stands on square list `sq`. A sub-table without distances (allowed only for a
+    /// run with `--wdl-only`) gives its wins and losses stand-in distances: such a run needs
+    /// only who wins.
+    fn capture_value_raw(&self, pos: &Position, sq: &[u8], mv: Move) -> Result<Value, GenError> {
+        let entry = |s: Square| sq.iter().position(|&e| e as usize == s.index());
+        let (from, to) = (entry(mv.from), entry(mv.to));
+        let (Some(from), Some(to)) = (from, to) else {
+            unreachable!("a capture between two pieces of the square list");
         };
-        // A sub-table without distances (allowed only for a run with `--wdl-only`) gives its
-        // wins and losses stand-in distances: such a run needs only who wins.
-        sub.table
-            .value_or_stand_in(&p)?
-            .ok_or_else(|| GenError::Inconsistent {
-                material: sub.table.material.name(),
-                fen: p.fen(),
-            })
+        let value = self.captures.value_after(sq, pos.turn(), from, to)?;
+        value.ok_or_else(|| GenError::Inconsistent {
+            material: self.captures.table_after(to).material.name(),
+            fen: pos.after(mv).fen(),
+        })
     }
 
     /// The value after capture `mv` for the mate search.
-    fn capture_value(&self, pos: &Position, mv: Move) -> Result<Value, GenError> {
-        let v = self.capture_value_raw(pos, mv)?;
+    fn capture_value(&self, pos: &Position, sq: &[u8], mv: Move) -> Result<Value, GenError> {
+        let v = self.capture_value_raw(pos, sq, mv)?;
         // The mate search sees results decided by the perpetual-check rule as draws; the rule
         // pass (crate::generate::perpetual) uses them as they are.
         Ok(if v.is_by_rule() { Value::Draw } else { v })
@@ -471,7 +461,7 @@ impl Solver<'_> {
         let checked = Color::ALL.map(|c| pos.is_in_check(c));
         for turn in Color::ALL {
             pos.set_turn(turn);
-            match self.first_value(&pos, checked)? {
+            match self.first_value(&pos, sq, checked)? {
                 First::Marker(m) => self.cells.set_marker(turn.index(), i, m),
                 First::Distance(d) => {
                     self.note_assigned(d);
@@ -482,24 +472,34 @@ impl Solver<'_> {
         Ok(())
     }
 
-    /// The first value of `pos` from its own moves; `checked` says which generals are
-    /// attacked.
-    fn first_value(&self, pos: &Position, checked: [bool; 2]) -> Result<First, GenError> {
+    /// The first value of `pos` (on square list `sq`) from its own moves; `checked` says
+    /// which generals are attacked.
+    fn first_value(
+        &self,
+        pos: &Position,
+        sq: &[u8],
+        checked: [bool; 2],
+    ) -> Result<First, GenError> {
         let turn = pos.turn();
         if checked[turn.opponent().index()] {
             return Ok(First::Marker(cells::ILLEGAL));
         }
-        let moves = pos.legal_moves_knowing_check(checked[turn.index()]);
-        if moves.is_empty() {
-            return Ok(First::Distance(0));
-        }
-        let (mut best_win, mut can_draw, mut any_quiet, mut longest) = (None, false, false, 0);
-        for &mv in moves.iter() {
+        let in_check = checked[turn.index()];
+        let mut scratch = pos.clone();
+        let (mut best_win, mut can_draw, mut longest) = (None, false, 0);
+        let (mut any_quiet, mut any_capture) = (false, false);
+        // Pseudo-legal moves: every capture's legality is tried, a quiet move's only until
+        // one is found legal.
+        for &mv in pos.pseudo_legal_moves().iter() {
             if !pos.is_capture(mv) {
-                any_quiet = true;
+                any_quiet = any_quiet || scratch.is_pseudo_legal_move_legal(mv, in_check);
                 continue;
             }
-            match self.capture_value(pos, mv)? {
+            if !scratch.is_pseudo_legal_move_legal(mv, in_check) {
+                continue;
+            }
+            any_capture = true;
+            match self.capture_value(pos, sq, mv)? {
                 Value::Loss(n) => best_win = Some(best_win.map_or(n + 1, |b: u16| b.min(n + 1))),
                 Value::Draw => can_draw = true,
                 Value::Win(n) => longest = longest.max(n),
@@ -507,6 +507,8 @@ impl Solver<'_> {
             }
         }
         Ok(match best_win {
+            // No legal move: mated or stalemated (困毙), lost either way.
+            None if !any_quiet && !any_capture => First::Distance(0),
             Some(w) => First::Distance(w),
             None if can_draw => First::Marker(cells::CAN_DRAW),
             None if !any_quiet => First::Distance(longest + 1),
@@ -514,13 +516,15 @@ impl Solver<'_> {
         })
     }
 
-    /// Length of the loss of `pos`, whose quiet moves all lose (the longest taking
-    /// `quiet_max` plies for the opponent's win) and whose captures all lose.
-    fn loss_length(&self, pos: &Position, quiet_max: u16) -> Result<u16, GenError> {
+    /// Length of the loss of `pos` (on square list `sq`), whose quiet moves all lose (the
+    /// longest taking `quiet_max` plies for the opponent's win) and whose captures all lose.
+    fn loss_length(&self, pos: &Position, sq: &[u8], quiet_max: u16) -> Result<u16, GenError> {
         let mut longest = quiet_max;
-        for &mv in pos.legal_moves().iter() {
-            if pos.is_capture(mv) {
-                match self.capture_value(pos, mv)? {
+        let in_check = pos.in_check();
+        let mut scratch = pos.clone();
+        for &mv in pos.pseudo_legal_moves().iter() {
+            if pos.is_capture(mv) && scratch.is_pseudo_legal_move_legal(mv, in_check) {
+                match self.capture_value(pos, sq, mv)? {
                     Value::Win(n) => longest = longest.max(n),
                     _ => unreachable!("a position with a capture that does not lose is decided"),
                 }
@@ -635,7 +639,7 @@ impl Solver<'_> {
         if escapes {
             return Ok(None);
         }
-        self.loss_length(&pos, n).map(Some)
+        self.loss_length(&pos, sq, n).map(Some)
     }
 }
 
@@ -809,7 +813,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     let name = material.name();
     let mut solver = Solver {
         index: &index,
-        subs,
+        captures: Captures::new(&index, subs),
         cells: Cells::new(size),
         max_assigned: AtomicU16::new(0),
     };

@@ -21,7 +21,7 @@ use super::bits::Bits;
 use super::cells::{self, Outcomes};
 use super::draw_index::DrawIndex;
 use super::fixpoint::{
-    CHECKED, DrawGame, EXIT, FIXPOINT_BITMAPS, Fixpoint, P_TO_MOVE, PLANNED_LEVELS, Spend,
+    CHECKED, DrawGame, EXIT, FIXPOINT_BITMAPS, FREE, Fixpoint, P_TO_MOVE, PLANNED_LEVELS, Spend,
 };
 use super::parity::{self, RuleGame};
 use super::{GenError, Neighbours, Solver, par_chunks};
@@ -34,8 +34,8 @@ use std::path::Path;
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
 
-/// Bits per draw of the in-check and exit bitmaps, built beside the values.
-pub(crate) const FLAG_BITS_PER_DRAW: u64 = 2;
+/// Bits per draw of the in-check, exit and free bitmaps, built beside the values.
+pub(crate) const FLAG_BITS_PER_DRAW: u64 = 3;
 
 /// Bits per slot (both sides to move together) of the draws' ranks.
 pub(crate) const RANK_BITS_PER_SLOT: f64 = 2.0 * super::draw_index::BITS_PER_SLOT;
@@ -75,6 +75,14 @@ fn spend_for(draws: &Draws, budget: u64) -> Spend {
     }
 }
 
+/// What a draw's moves do for p's game ([`Solver::draw_moves`]).
+struct DrawMoves {
+    /// A move leaves the draws for a result that settles the draw.
+    exit: bool,
+    /// A move reaches a draw without giving check (not looked for past an exit).
+    quiet: bool,
+}
+
 /// The draws of a set being generated, for side p: node ids are the draws' ranks
 /// ([`DrawIndex`]), so that every bitmap of the pass takes a bit per draw.
 struct Draws<'a> {
@@ -85,14 +93,16 @@ struct Draws<'a> {
     checked: Bits,
     /// The draws with an exit.
     exit: Bits,
+    /// The draws with an exit or a quiet move ([`FREE`]).
+    free: Bits,
     /// True if chases are told apart from idle moves (the 棋例's full rules), else only
     /// checks count.
     chases: bool,
 }
 
 impl<'a> Draws<'a> {
-    /// The draws of `outcomes` (the cells read back from disk as bitmaps), with their check
-    /// and exit bits; the cells themselves are not read.
+    /// The draws of `outcomes` (the cells read back from disk as bitmaps), with their check,
+    /// exit and free bits; the cells themselves are not read.
     fn new(solver: &Solver<'a>, p: Color, outcomes: [Outcomes; 2]) -> Result<Self, GenError> {
         let [red, black] = outcomes;
         let ids = DrawIndex::from_words([red.draws, black.draws]);
@@ -105,6 +115,7 @@ impl<'a> Draws<'a> {
         };
         let checked = Bits::new(ids.count());
         let exit = Bits::new(ids.count());
+        let free = Bits::new(ids.count());
         for side in Color::ALL {
             par_chunks(solver.index.size()).try_for_each(|range| {
                 let mut sq = [0u8; MAX_MEN];
@@ -119,8 +130,12 @@ impl<'a> Draws<'a> {
                     if in_check {
                         checked.set(v);
                     }
-                    if solver.has_exit(p, &pos, in_check, sq, outcome)? {
+                    let moves = solver.draw_moves(p, &pos, in_check, sq, outcome)?;
+                    if moves.exit {
                         exit.set(v);
+                    }
+                    if moves.exit || moves.quiet {
+                        free.set(v);
                     }
                 }
                 Ok::<(), GenError>(())
@@ -131,6 +146,7 @@ impl<'a> Draws<'a> {
             p,
             checked,
             exit,
+            free,
             ids,
             chases: false,
         })
@@ -166,6 +182,7 @@ impl DrawGame for Draws<'_> {
         (p_to_move as u8 * P_TO_MOVE)
             | (self.checked.get(v) as u8 * CHECKED)
             | (self.exit.get(v) as u8 * EXIT)
+            | (self.free.get(v) as u8 * FREE)
     }
 
     fn any_successor(&self, v: u64, mut f: impl FnMut(u64) -> bool) -> bool {
@@ -287,34 +304,39 @@ impl Solver<'_> {
         Ok(counts)
     }
 
-    /// True if some move of draw `pos` (on squares `sq`) leaves the draws for a result that
-    /// settles it: one p wins when p is to move, one p does not win otherwise. `outcome`
-    /// gives a slot's result in this set: `None` for a draw, else whether its side to move
-    /// wins.
-    fn has_exit(
+    /// What the moves of draw `pos` (on squares `sq`) do for p's game: whether one leaves
+    /// the draws for a result that settles it (an exit: one p wins when p is to move, one p
+    /// does not win otherwise), and if not, whether one is quiet (reaches a draw without
+    /// giving check). `outcome` gives a slot's result in this set: `None` for a draw, else
+    /// whether its side to move wins.
+    fn draw_moves(
         &self,
         p: Color,
         pos: &Position,
         in_check: bool,
         sq: &mut [u8],
         outcome: impl Fn(Color, u64) -> Option<bool>,
-    ) -> Result<bool, GenError> {
+    ) -> Result<DrawMoves, GenError> {
         let side = pos.turn();
         let next = side.opponent();
         let mut near = Neighbours::new(self.index, sq);
         let mut scratch = pos.clone();
+        let mut quiet = false;
         // Pseudo-legal moves, legality tried only for a move that would be an exit: an
         // illegal quiet move reaches an illegal slot, which is no draw and no win.
         for &mv in pos.pseudo_legal_moves().iter() {
             let exit = if pos.is_capture(mv) {
                 scratch.is_pseudo_legal_move_legal(mv, in_check) && {
-                    let v = self.capture_value_raw(pos, mv)?.to_stored();
+                    let v = self.capture_value_raw(pos, near.sq, mv)?.to_stored();
                     self.fixed_win_for(p, next, v) == (side == p)
                 }
             } else {
                 let j = near.slot_after(self.index, mv.from, mv.to);
                 match outcome(next, j) {
-                    None => false,
+                    None => {
+                        quiet = quiet || !scratch.gives_check(mv);
+                        false
+                    }
                     Some(next_wins) => {
                         let p_wins = next_wins == (next == p);
                         p_wins == (side == p) && scratch.is_pseudo_legal_move_legal(mv, in_check)
@@ -322,10 +344,10 @@ impl Solver<'_> {
                 }
             };
             if exit {
-                return Ok(true);
+                return Ok(DrawMoves { exit, quiet });
             }
         }
-        Ok(false)
+        Ok(DrawMoves { exit: false, quiet })
     }
 
     /// True if stored value `v` (for `side` to move) is a result p already has.

@@ -371,6 +371,16 @@ impl Position {
         safe
     }
 
+    /// True if playing `mv` (pseudo-legal) attacks the opponent's general: a check.
+    #[inline]
+    pub(crate) fn gives_check(&mut self, mv: Move) -> bool {
+        let them = self.turn.opponent();
+        let captured = self.make(mv);
+        let check = self.is_in_check(them);
+        self.unmake(mv, captured);
+        check
+    }
+
     /// Every legal move of the side to move. Empty means the side to move has lost
     /// (checkmate or stalemate).
     pub fn legal_moves(&self) -> MoveList {
