@@ -19,10 +19,23 @@ impl Reps {
 }
 
 pub(super) fn common_length(values: &[u8], a: usize, b: usize) -> usize {
-    values[a..]
+    let (x, y) = (&values[a..], &values[b..]);
+    let n = x.len().min(y.len());
+    // Eight values at a time: the first differing byte of two words is the lowest set
+    // byte of their xor (little-endian).
+    let mut len = 0;
+    while len + 8 <= n {
+        let word = |s: &[u8]| u64::from_le_bytes(s[len..len + 8].try_into().expect("8 bytes"));
+        let diff = word(x) ^ word(y);
+        if diff != 0 {
+            return len + (diff.trailing_zeros() / 8) as usize;
+        }
+        len += 8;
+    }
+    len + x[len..n]
         .iter()
-        .zip(&values[b..])
-        .take_while(|(x, y)| x == y)
+        .zip(&y[len..n])
+        .take_while(|(p, q)| p == q)
         .count()
 }
 
@@ -352,4 +365,39 @@ pub fn compress(sides: &[&[u8]]) -> (Vec<u8>, Vec<Block>) {
     let mut codes = litlen;
     codes.extend_from_slice(&offset);
     (codes, blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::common_length;
+
+    #[test]
+    fn common_length_counts_like_value_by_value() {
+        // Runs and noise, so that matches end at every place within a word.
+        let values: Vec<u8> = (0..3000u32)
+            .map(|i| {
+                if (i / 37) % 3 == 0 {
+                    1
+                } else {
+                    (i * i % 7) as u8
+                }
+            })
+            .collect();
+        let naive = |a: usize, b: usize| {
+            values[a..]
+                .iter()
+                .zip(&values[b..])
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let mut long = 0;
+        for a in (0..values.len()).step_by(7) {
+            for b in (0..a).step_by(13).chain([a.saturating_sub(1), a]) {
+                let len = common_length(&values, a, b);
+                assert_eq!(len, naive(a, b), "at {a} and {b}");
+                long += (len > 8) as usize;
+            }
+        }
+        assert!(long > 100, "long matches tried: {long}");
+    }
 }
