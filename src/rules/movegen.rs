@@ -236,13 +236,11 @@ impl Position {
     pub fn pseudo_legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
         let us = self.turn;
-        for from in 0..90u8 {
-            if let Some(p) = self.board[from as usize]
-                && p.color == us
-            {
-                self.piece_moves(sq(from), p, &mut list);
+        self.for_each_piece(|from, p| {
+            if p.color == us {
+                self.piece_moves(sq(from as u8), p, &mut list);
             }
-        }
+        });
         list
     }
 

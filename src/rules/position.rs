@@ -391,6 +391,22 @@ impl Position {
         self.board[sq] = piece;
     }
 
+    /// Calls `f` with each occupied point and its piece, in square order, read from the
+    /// occupancy masks (no scan of the 90 points).
+    #[inline]
+    pub(crate) fn for_each_piece(&self, mut f: impl FnMut(usize, Piece)) {
+        for (r, &mask) in self.ranks.iter().enumerate() {
+            let mut m = mask;
+            while m != 0 {
+                let sq = r * 9 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                if let Some(piece) = self.board[sq] {
+                    f(sq, piece);
+                }
+            }
+        }
+    }
+
     /// Puts `piece` on `sq`, as [`Position::put`] but inlined, and without the work of taking
     /// off a piece where none stands: for building positions from square lists in hot loops.
     #[inline]

@@ -59,11 +59,11 @@ impl Position {
         // touches the general's lines or could attack it directly.
         let gv = self.generals[victim.index()];
         let victim_in_check = gv == NO_SQUARE || self.is_in_check(victim);
-        for to in Square::all() {
-            let piece = match self.board[to.index()] {
-                Some(p) if p.color == mover => p,
-                _ => continue,
-            };
+        self.for_each_piece(|to, piece| {
+            if piece.color != mover {
+                return;
+            }
+            let to = Square::from_index_unchecked(to as u8);
             origins.clear();
             self.unmove_origins(to, piece, &mut origins);
             for &(from, kinds) in &origins {
@@ -113,7 +113,7 @@ impl Position {
                     scratch.generals[mover.index()] = to.index() as u8;
                 }
             }
-        }
+        });
     }
 
     /// Applies an un-move: the predecessor it names.
