@@ -54,7 +54,6 @@ impl Position {
         let victim = self.turn;
         let mut scratch = self.clone();
         scratch.turn = mover;
-        let mut origins: Vec<(Square, u8)> = Vec::with_capacity(32);
         // The victim's general: a predecessor needs a full check test only when the un-move
         // touches the general's lines or could attack it directly.
         let gv = self.generals[victim.index()];
@@ -64,9 +63,8 @@ impl Position {
                 return;
             }
             let to = Square::from_index_unchecked(to as u8);
-            origins.clear();
-            self.unmove_origins(to, piece, &mut origins);
-            for &(from, kinds) in &origins {
+            let origins = self.unmove_origins(to, piece);
+            for &(from, kinds) in origins.as_slice() {
                 let mv = Move::new(from, to);
                 let needs_test = victim_in_check
                     || may_expose_general(gv, Move::new(to, from))
@@ -132,7 +130,11 @@ impl Position {
 
     /// Squares from which `piece`, now on `to`, could have come, each with the kinds of move
     /// that fit ([`QUIET`], [`CAPTURE`]): a cannon's slides were quiet, its jumps captures.
-    fn unmove_origins(&self, to: Square, piece: Piece, out: &mut Vec<(Square, u8)>) {
+    fn unmove_origins(&self, to: Square, piece: Piece) -> Origins {
+        let mut out = Origins {
+            list: [(to, 0); MOST_ORIGINS],
+            len: 0,
+        };
         let b = &self.board;
         let t = to.index();
         let empty = |s: Square| b[s.index()].is_none();
@@ -220,5 +222,28 @@ impl Position {
                 }
             }
         }
+        out
+    }
+}
+
+/// Most origins a piece can have: a rook's or cannon's four rays hold 17 points at most,
+/// each an origin once.
+const MOST_ORIGINS: usize = 17;
+
+/// The origins of one piece's un-moves ([`Position::unmove_origins`]), on the stack.
+struct Origins {
+    list: [(Square, u8); MOST_ORIGINS],
+    len: usize,
+}
+
+impl Origins {
+    #[inline]
+    fn push(&mut self, origin: (Square, u8)) {
+        self.list[self.len] = origin;
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[(Square, u8)] {
+        &self.list[..self.len]
     }
 }
