@@ -518,12 +518,22 @@ impl Solver<'_> {
 
     /// Length of the loss of `pos` (on square list `sq`), whose quiet moves all lose (the
     /// longest taking `quiet_max` plies for the opponent's win) and whose captures all lose.
-    fn loss_length(&self, pos: &Position, sq: &[u8], quiet_max: u16) -> Result<u16, GenError> {
+    /// `captures` are its pseudo-legal captures.
+    fn loss_length(
+        &self,
+        pos: &Position,
+        sq: &[u8],
+        captures: &MoveList,
+        quiet_max: u16,
+    ) -> Result<u16, GenError> {
         let mut longest = quiet_max;
+        if captures.is_empty() {
+            return Ok(longest + 1);
+        }
         let in_check = pos.in_check();
         let mut scratch = pos.clone();
-        for &mv in pos.pseudo_legal_moves().iter() {
-            if pos.is_capture(mv) && scratch.is_pseudo_legal_move_legal(mv, in_check) {
+        for &mv in captures.iter() {
+            if scratch.is_pseudo_legal_move_legal(mv, in_check) {
                 match self.capture_value(pos, sq, mv)? {
                     Value::Win(n) => longest = longest.max(n),
                     _ => unreachable!("a position with a capture that does not lose is decided"),
@@ -624,7 +634,8 @@ impl Solver<'_> {
         let next = side.opponent().index();
         let mut near = Neighbours::new(self.index, sq);
         // Pseudo-legal moves are enough: an illegal one leads to an illegal slot.
-        let escapes = near.any_quiet_move(self.index, &pos, |k| {
+        let mut captures = MoveList::new();
+        let escapes = near.any_quiet_move_noting_captures(self.index, &pos, &mut captures, |k| {
             let lost = match self.cells.raw(next, k) {
                 cells::ILLEGAL => true,
                 c if c <= cells::MAX_INLINE => c % 2 == 1 && c as u16 <= n,
@@ -639,7 +650,7 @@ impl Solver<'_> {
         if escapes {
             return Ok(None);
         }
-        self.loss_length(&pos, sq, n).map(Some)
+        self.loss_length(&pos, sq, &captures, n).map(Some)
     }
 }
 
@@ -709,6 +720,32 @@ impl Neighbours<'_> {
         &mut self,
         index: &MaterialIndex,
         pos: &Position,
+        f: impl FnMut(Move, u64) -> bool,
+    ) -> bool {
+        self.quiet_moves_until(index, pos, None, f)
+    }
+
+    /// As [`Neighbours::any_quiet_move`], the captures passed on the way added to `captures`
+    /// (every pseudo-legal capture, where `f` holds for no quiet move).
+    #[inline]
+    fn any_quiet_move_noting_captures(
+        &mut self,
+        index: &MaterialIndex,
+        pos: &Position,
+        captures: &mut MoveList,
+        mut f: impl FnMut(u64) -> bool,
+    ) -> bool {
+        self.quiet_moves_until(index, pos, Some(captures), |_, j| f(j))
+    }
+
+    /// Calls `f` on the quiet pseudo-legal moves of `pos`, piece by piece, until it holds
+    /// for one (true); the captures passed go to `captures` if given.
+    #[inline]
+    fn quiet_moves_until(
+        &mut self,
+        index: &MaterialIndex,
+        pos: &Position,
+        mut captures: Option<&mut MoveList>,
         mut f: impl FnMut(Move, u64) -> bool,
     ) -> bool {
         let mut moves = MoveList::new();
@@ -720,7 +757,11 @@ impl Neighbours<'_> {
             moves.clear();
             pos.pseudo_legal_moves_from(from, &mut moves);
             for &mv in moves.iter() {
-                if !pos.is_capture(mv) && f(mv, self.slot_after(index, mv.from, mv.to)) {
+                if pos.is_capture(mv) {
+                    if let Some(list) = captures.as_deref_mut() {
+                        list.push(mv);
+                    }
+                } else if f(mv, self.slot_after(index, mv.from, mv.to)) {
                     return true;
                 }
             }

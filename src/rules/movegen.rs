@@ -35,7 +35,7 @@ impl MoveList {
     }
 
     #[inline]
-    fn push(&mut self, mv: Move) {
+    pub(crate) fn push(&mut self, mv: Move) {
         if self.len < MoveList::CAPACITY {
             self.moves[self.len] = mv;
             self.len += 1;
