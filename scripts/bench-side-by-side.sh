@@ -26,6 +26,13 @@ xq_options() { # MAXPIECES [SUBDIR]
         printf 'wdltb = %s/wdl/\ndtctb = %s/dtc/\ndtmtb = %s/dtm/\n' "$2" "$2" "$2"
     fi
 }
+# canju resets the kernel's peak-RSS mark per phase (to report each phase's peak), so the
+# `/usr/bin/time` figure of a canju run is only its last phase's: its own peak is the largest
+# `peak_bytes` of its `gen --json` lines.
+canju_peak() { # NAME
+    grep -o '"peak_bytes":[0-9]*' "$work/$1.out" | cut -d: -f2 | sort -n | tail -1 |
+        awk '{printf "  canju peak (gen --json) %.1f MB", $1 / 1e6}'
+}
 timed() { # NAME COMMAND...
     /usr/bin/time -v "${@:2}" > "$work/$1.out" 2> "$work/$1.time"
     local wall rss
@@ -36,6 +43,7 @@ timed() { # NAME COMMAND...
 
 mkdir -p "$work/c4" "$work/x4/tmp" "$work/x5/tmp"
 timed canju-4-men "$canju" gen --men 4 --threads 2 --dir "$work/c4" --json
+canju_peak canju-4-men
 echo "  disk $(du -cb "$work"/c4/*.ctb | tail -1 | cut -f1) bytes"
 xq_options 4 > "$work/x4/option.ini"
 (cd "$work/x4" && timed xiangqitb-4-men "$xq")
@@ -45,6 +53,7 @@ for pass in bitmaps graph; do
     mkdir -p "$work/c5-$pass"
     cp "$work"/c4/*.ctb "$work/c5-$pass/"
     timed "canju-$set5-$pass" "$canju" gen "$set5" --threads 2 --rule-pass "$pass" --dir "$work/c5-$pass" --json
+    canju_peak "canju-$set5-$pass"
     echo "  disk $(stat -c %s "$work/c5-$pass/$set5".*.ctb) bytes"
 done
 xq_options 5 "$work/x4" > "$work/x5/option.ini"

@@ -530,10 +530,7 @@ fn plan_lists_missing_sets_and_gen_json_reports_them() {
     ] {
         assert!(!krkn[key].is_null(), "{key}");
     }
-    assert_eq!(
-        krkn["rule_pass"], "graph",
-        "KRKN is small: auto picks the graph"
-    );
+    assert_eq!(krkn["rule_pass"], "bitmaps", "auto picks the bitmaps");
     assert_eq!(krkn["stats"]["red_to_move"]["rule_win"], 624);
     assert!(
         plan_json(dir.path(), "KRKN")["sets"]

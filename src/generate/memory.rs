@@ -114,41 +114,14 @@ impl PhaseMemory {
     pub fn least_peak(&self) -> u64 {
         self.solve.max(self.rule_bitmaps).max(self.write)
     }
-
-    /// True if [`super::RulePass::Auto`] is expected to pick the graph with `avail` bytes
-    /// free in a run whose peak is `budget` bytes: see [`auto_picks_graph`].
-    pub fn auto_picks_graph(&self, avail: u64, budget: u64) -> bool {
-        self.rule_graph > 0 && auto_picks_graph(self.rule_graph, self.solve, avail, budget)
-    }
-
-    /// The peak expected with the pass [`super::RulePass::Auto`] picks with `avail` bytes
-    /// free in a run whose peak is `budget` bytes.
-    pub fn expected_peak(&self, avail: u64, budget: u64) -> u64 {
-        if self.auto_picks_graph(avail, budget) {
-            self.least_peak().max(self.rule_graph)
-        } else {
-            self.least_peak()
-        }
-    }
 }
 
-/// The choice of [`super::RulePass::Auto`]: the graph (faster) when a set's peak with it,
-/// `graph_peak`, stays within `budget` (the least peak of the largest set in the run, so the
-/// faster pass never raises the run's peak) and its graph (`graph_peak - solve`) takes at
-/// most half of the `avail` bytes free; else the bitmaps. `budget` 0 sets no limit but that
-/// of the memory free; `avail` 0 means unknown.
-pub(super) fn auto_picks_graph(graph_peak: u64, solve: u64, avail: u64, budget: u64) -> bool {
-    let within_budget = budget == 0 || graph_peak <= budget;
-    let within_avail = avail == 0 || graph_peak.saturating_sub(solve) <= avail / 2;
-    within_budget && within_avail
-}
-
-/// Memory a run may always take, whatever its largest set: small sets get the graph's speed
-/// (every set up to 5 men stays within issue 12's 300 MB).
+/// Memory a run may always take, whatever its largest set: room for the bitmap pass's levels
+/// and witnesses on small sets (every set up to 5 men stays within issue 12's 300 MB).
 const LEAST_RUN_BUDGET: u64 = 256 << 20;
 
 /// The least peak of the largest of `sets` under `rules`, or [`LEAST_RUN_BUDGET`] if more:
-/// the budget of a run generating them (see [`auto_picks_graph`]).
+/// the budget of a run generating them ([`super::GenOptions::peak_budget`]).
 pub(super) fn run_budget(sets: &[Material], rules: RuleSet) -> u64 {
     sets.iter()
         .map(|&m| PhaseMemory::of(m, rules).least_peak())
@@ -269,19 +242,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_graph_is_picked_only_where_it_raises_no_peak() {
-        const GIB: u64 = 1 << 30;
-        // Within the run's peak and half the free memory: the graph.
-        assert!(auto_picks_graph(GIB, GIB / 2, 8 * GIB, 2 * GIB));
-        // Above the run's peak (a sub-table's graph above the largest set's bitmaps): not.
-        assert!(!auto_picks_graph(3 * GIB, GIB, 64 * GIB, 2 * GIB));
-        // The graph itself above half of the free memory: not, whatever the budget.
-        assert!(!auto_picks_graph(6 * GIB, GIB, 8 * GIB, 0));
-        // No budget, memory unknown: the graph.
-        assert!(auto_picks_graph(6 * GIB, GIB, 0, 0));
-    }
-
-    #[test]
     fn a_run_is_budgeted_by_its_largest_set() {
         let sets: Vec<Material> = ["KRNKR", "KRKR", "KRNK"]
             .iter()
@@ -292,10 +252,7 @@ mod tests {
             run_budget(&sets, RuleSet::Asian),
             largest.least_peak().max(LEAST_RUN_BUDGET)
         );
-        // KRNKR's own graph raises its peak above its bitmaps': in a run of its own, the
-        // bitmaps; KRKR's graph stays within KRNKR's peak: the graph.
-        let budget = run_budget(&sets, RuleSet::Asian);
-        assert!(!largest.auto_picks_graph(0, budget));
-        assert!(PhaseMemory::of(sets[1], RuleSet::Asian).auto_picks_graph(0, budget));
+        // The graph would raise KRNKR's peak above its bitmaps'.
+        assert!(largest.rule_graph > largest.least_peak());
     }
 }

@@ -42,7 +42,7 @@ use crate::value::{STORED_ILLEGAL, Value};
 use bits::Bits;
 use captures::{Captures, SubTable};
 pub use cells::Cells;
-use memory::{PhaseMemory, check_fits};
+use memory::check_fits;
 pub use memory::{available_memory, memory_needed, peak_memory, refuse_if_too_large};
 pub use plan::{Plan, SetPlan, plan};
 use progress::Phase;
@@ -141,14 +141,13 @@ pub enum GenError {
 /// Which implementation of the perpetual-check pass runs (both give the same values).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RulePass {
-    /// The graph where the set's peak with it stays within the run's peak (the least peak of
-    /// the largest set generated, at least 256 MiB) and the graph takes at most half of the memory available;
-    /// else the bitmaps.
+    /// The bitmaps: the least memory and, since their first round reads the draws' flags
+    /// instead of generating moves, also faster than the graph on the sets measured (KRNKR,
+    /// 47 of the 49 sets up to 4 men; see the README).
     #[default]
     Auto,
     /// Bitmaps over the draws, moves generated when needed: 2 bytes a draw (4.4 with the
-    /// witnesses, kept where they fit) and 2.5 bits a slot, the cells on disk; about 1.2 to
-    /// 1.7 times slower than the graph on KRNKR (see the README).
+    /// witnesses, kept where they fit) and 2.5 bits a slot, the cells on disk.
     Bitmaps,
     /// An explicit graph of the draws' moves: up to 170 bytes a draw, each step a scan.
     Graph,
@@ -189,10 +188,10 @@ pub struct GenOptions {
     pub force: bool,
     /// The perpetual-check pass to run under `asian`.
     pub rule_pass: RulePass,
-    /// Bytes [`RulePass::Auto`] may let a set's peak reach to use the faster graph (0: any,
-    /// as long as the graph takes at most half of the memory free). [`generate_all`] sets it
-    /// to the least peak of the largest set it generates (at least 256 MiB), so that the
-    /// run's peak is that of its largest set.
+    /// Bytes the bitmap pass may let a set's peak reach for its kept levels and witnesses
+    /// (0: the set's own peak so far). [`generate_all`] sets it to the least peak of the
+    /// largest set it generates (at least 256 MiB), so that the run's peak is that of its
+    /// largest set.
     pub peak_budget: u64,
     /// Sub-tables with at most this many slots per side are read whole into memory, larger
     /// ones through their memory maps and block caches (`None`: 4M, see the README).
@@ -543,28 +542,11 @@ impl Solver<'_> {
         Ok(longest + 1)
     }
 
-    /// `asked`, or for [`RulePass::Auto`] the graph if, with the current draws, the set's
-    /// peak stays within `budget` bytes and the graph takes at most half of the memory
-    /// available (see [`memory::auto_picks_graph`]); else the bitmaps.
-    fn choose_rule_pass(&self, asked: RulePass, budget: u64) -> RulePass {
-        if asked != RulePass::Auto {
-            return asked;
-        }
-        let draws = (0..2 * self.index.size())
-            .into_par_iter()
-            .filter(|&k| {
-                self.cells
-                    .raw((k / self.index.size()) as usize, k % self.index.size())
-                    == cells::DRAW
-            })
-            .count() as u64;
-        let solve = PhaseMemory::of(self.index.material(), RuleSet::Asian).solve;
-        let graph_peak =
-            solve.saturating_add(draws.saturating_mul(perpetual_graph::BYTES_PER_DRAW));
-        if memory::auto_picks_graph(graph_peak, solve, available_memory(), budget) {
-            RulePass::Graph
-        } else {
-            RulePass::Bitmaps
+    /// `asked`, or for [`RulePass::Auto`] the bitmaps.
+    fn choose_rule_pass(asked: RulePass) -> RulePass {
+        match asked {
+            RulePass::Auto => RulePass::Bitmaps,
+            pass => pass,
         }
     }
 
@@ -918,7 +900,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     let spill = table::temporary_path(&tb.path_of(material), "cells");
     if tb.rules() == RuleSet::Asian {
         let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
-        let pass = solver.choose_rule_pass(opts.rule_pass, opts.peak_budget);
+        let pass = Solver::choose_rule_pass(opts.rule_pass);
         match pass {
             RulePass::Graph => solver.apply_perpetual_rule_graph(&spill)?,
             RulePass::Priorities => solver.apply_repetition_rules(&spill, false)?,

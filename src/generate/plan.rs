@@ -2,7 +2,7 @@
 //! per set, from the memory model ([`super::memory::PhaseMemory`]) and rates measured on this
 //! machine kind.
 
-use super::memory::{PhaseMemory, available_memory, run_budget};
+use super::memory::{PhaseMemory, available_memory};
 use super::{GenOptions, thread_count};
 use crate::index::MaterialIndex;
 use crate::material::Material;
@@ -15,12 +15,11 @@ const MEASURED_THREADS: f64 = 2.0;
 /// KRNKR 1.13e-6 (37 s of 78), KRNKRA 1.2e-6 (161 s of 399), KRNKRAB 1.08e-6 (993 s of
 /// 2,660), each `canju gen SET --json` with its sub-tables present.
 const SOLVE_SECONDS_PER_SLOT: f64 = 1.05e-6;
-/// Seconds per slot of the perpetual-check pass by graph, measured on KRNKR (24.2 s).
-const GRAPH_RULE_SECONDS_PER_SLOT: f64 = 0.74e-6;
 /// Seconds per slot of the perpetual-check pass by bitmaps. It grows with the set and its
-/// share of draws: KRNKR 1.2e-6 (38-41 s over several runs; this VM varies by 15%), KRNKRA
-/// 1.79e-6 (238 s), KRNKRAB 1.81e-6 (1,667 s).
-const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.8e-6;
+/// share of draws: session 27's binary KRNKR 0.95e-6 (31 s), KRNKRA 1.54e-6 (205.5 s; the
+/// plan then says 340 s for the whole set, which took 362 s); earlier KRNKRAB 1.81e-6 (1,667
+/// s, before the first round read the draws' flags: not measured since).
+const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// Bytes on disk per slot, measured over every set up to 5 men (0.228 with DTM as halves,
 /// format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30, KRCKR 0.17).
 pub(super) const DISK_BYTES_PER_SLOT: f64 = 0.23;
@@ -108,11 +107,10 @@ pub(super) fn plan_of_work(
         .filter(|(_, todo)| **todo)
         .map(|(&m, _)| m)
         .collect();
-    let budget = run_budget(&to_make, tb.rules());
     let sets: Vec<SetPlan> = to_make
         .iter()
         .map(|&m| {
-            let mut set = set_plan(m, tb.rules(), avail, budget, threads);
+            let mut set = set_plan(m, tb.rules(), threads);
             if wdl_only {
                 set.disk_bytes = (set.slots as f64 * WDL_ONLY_DISK_BYTES_PER_SLOT) as u64;
             }
@@ -135,22 +133,14 @@ pub(super) fn plan_of_work(
     }
 }
 
-/// What `m` will take with `avail` bytes free, in a run whose peak is `budget` bytes, on
-/// `threads` threads.
-fn set_plan(m: Material, rules: RuleSet, avail: u64, budget: u64, threads: usize) -> SetPlan {
+/// What `m` will take on `threads` threads.
+fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
     let slots = MaterialIndex::new(m).size();
     let memory = PhaseMemory::of(m, rules);
-    let peak_bytes = memory.expected_peak(avail, budget);
-    let rule_pass = (memory.rule_graph > 0).then_some(if memory.auto_picks_graph(avail, budget) {
-        "graph"
-    } else {
-        "bitmaps"
-    });
-    let rule_rate = match rule_pass {
-        Some("graph") => GRAPH_RULE_SECONDS_PER_SLOT,
-        Some(_) => BITMAP_RULE_SECONDS_PER_SLOT,
-        None => 0.0,
-    };
+    let peak_bytes = memory.least_peak();
+    // The pass `auto` picks: the bitmaps.
+    let rule_pass = (memory.rule_graph > 0).then_some("bitmaps");
+    let rule_rate = rule_pass.map_or(0.0, |_| BITMAP_RULE_SECONDS_PER_SLOT);
     let scale = MEASURED_THREADS / threads.max(1) as f64;
     SetPlan {
         material: m.name(),

@@ -86,11 +86,11 @@ impl From<NotationArg> for Notation {
 /// `--rule-pass` values.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum RulePassArg {
-    /// The graph where it does not raise the run's peak, else the bitmaps.
+    /// The bitmaps.
     Auto,
-    /// Bitmaps over the draws (least memory).
+    /// Bitmaps over the draws (least memory, fastest measured).
     Bitmaps,
-    /// An explicit graph of the draws' moves.
+    /// An explicit graph of the draws' moves (a cross-check).
     Graph,
     /// The five-priority game the chase rule needs, with checks only (a cross-check; slower).
     Priorities,

@@ -90,9 +90,9 @@ pub struct Gen {
     /// Rebuild the named sets even if their files exist.
     #[arg(long)]
     force: bool,
-    /// Perpetual-check pass: graph (fast, up to 170 bytes a draw), bitmaps (2 to 4.4 bytes a
-    /// draw), or auto (the graph only where it does not raise the run's peak, set by its
-    /// largest set, and takes at most half the memory free).
+    /// Perpetual-check pass: bitmaps (2 to 4.4 bytes a draw, and the fastest measured), graph
+    /// (an explicit graph of the draws' moves, up to 170 bytes a draw: a cross-check), or
+    /// auto (the bitmaps).
     #[arg(long, value_enum, default_value_t = RulePassArg::Auto)]
     rule_pass: RulePassArg,
     /// Store win/draw/loss only, no distances to mate, in every table this run writes: no
