@@ -32,7 +32,9 @@
 //! Where fewer nodes left Y between the two levels above than joined the level above, a
 //! level is instead shrunk from the level above: the nodes that lost their support are
 //! removed and re-derived ("delete and re-derive"). The first round has no levels to start
-//! from: levels 0 and 1 are found from X by trying every node, the rest by shrinking. Levels
+//! from: levels 0 and 1 are found from the nodes' flags (X is empty, so a [`FREE`] p-to-move
+//! node is a seed and a free opponent-to-move node is in no level) and the few nodes they
+//! leave open, the rest by shrinking. Levels
 //! past [`Spend::max_levels`] are not kept: two bitmaps roll past the kept ones, and those
 //! levels are shrunk in every round.
 
