@@ -5,7 +5,7 @@
 
 use crate::index::{MAX_MEN, MaterialIndex};
 use crate::probe::Table;
-use crate::rules::{Color, Piece, Role};
+use crate::rules::{Color, Piece, Role, Square};
 use crate::value::Value;
 use std::sync::Arc;
 
@@ -30,18 +30,6 @@ pub(super) struct Captures {
     /// By the victim's entry in the set's layout (`None` for the generals).
     by_entry: Vec<Option<VictimMap>>,
 }
-
-/// Square index flipped top to bottom (the colour swap's board turn).
-const fn build_flip() -> [u8; 90] {
-    let mut t = [0u8; 90];
-    let mut i = 0;
-    while i < 90 {
-        t[i] = ((9 - i / 9) * 9 + i % 9) as u8;
-        i += 1;
-    }
-    t
-}
-static FLIP: [u8; 90] = build_flip();
 
 impl Captures {
     /// The captures of the set `index` indexes, into the sub-tables `subs` ([victim colour]
@@ -81,53 +69,24 @@ impl Captures {
         Captures { subs, by_entry }
     }
 
-    /// The sub-table read after the capture of the piece at entry `to` (not a general).
-    pub(super) fn table_after(&self, to: usize) -> &Table {
-        let (color, role) = self.by_entry[to]
-            .as_ref()
-            .expect("a capture of no general")
-            .victim;
-        let sub = self.subs[color.index()][role.index()].as_ref();
-        &sub.expect("a sub-table for every capturable piece").table
-    }
-
-    /// The stored value (for the side to move after the capture) of the position after the
-    /// piece at entry `from` of square list `sq` (side `mover`'s) captures the one at entry
-    /// `to`; `None` if the sub-table has no slot for it (an inconsistent sub-table).
-    ///
-    /// # Errors
-    /// A damaged block of the sub-table.
-    pub(super) fn stored_after(
-        &self,
-        sq: &[u8],
-        mover: Color,
-        from: usize,
-        to: usize,
-    ) -> Result<Option<u16>, crate::table::TableError> {
+    /// The sub-table read after the capture of the piece at entry `to` (not a general), with
+    /// the way the set's entries map onto its layout.
+    fn sub_after(&self, to: usize) -> (&VictimMap, &SubTable) {
         let map = self.by_entry[to].as_ref().expect("a capture of no general");
         let (color, role) = map.victim;
-        let sub = self.subs[color.index()][role.index()]
-            .as_ref()
-            .expect("a sub-table for every capturable piece");
-        let table = &sub.table;
-        let mut after = [0u8; MAX_MEN];
-        for (k, &e) in map.order.iter().enumerate() {
-            let s = if e as usize == from {
-                sq[to]
-            } else {
-                sq[e as usize]
-            };
-            after[k] = if sub.swap { FLIP[s as usize] } else { s };
-        }
-        let Some(slot) = table.index.encode_squares(&after[..map.order.len()]) else {
-            return Ok(None);
-        };
-        // The victim's side is to move after the capture, the mover in swapped colours.
-        let to_move = if sub.swap { mover } else { mover.opponent() };
-        table.stored(to_move.index(), slot).map(Some)
+        let sub = self.subs[color.index()][role.index()].as_ref();
+        (map, sub.expect("a sub-table for every capturable piece"))
     }
 
-    /// As [`Captures::stored_after`], the value read.
+    /// The sub-table read after the capture of the piece at entry `to` (not a general).
+    pub(super) fn table_after(&self, to: usize) -> &Table {
+        &self.sub_after(to).1.table
+    }
+
+    /// The value (for the side to move after the capture) of the position after the piece at
+    /// entry `from` of square list `sq` (side `mover`'s) captures the one at entry `to`;
+    /// `None` if the sub-table has no slot for it (an inconsistent sub-table). A sub-table
+    /// without distances gives stand-in distances ([`Table::stored`]).
     ///
     /// # Errors
     /// A damaged block of the sub-table.
@@ -138,8 +97,25 @@ impl Captures {
         from: usize,
         to: usize,
     ) -> Result<Option<Value>, crate::table::TableError> {
-        Ok(self
-            .stored_after(sq, mover, from, to)?
-            .and_then(Value::from_stored))
+        let (map, sub) = self.sub_after(to);
+        let mut after = [0u8; MAX_MEN];
+        for (k, &e) in map.order.iter().enumerate() {
+            let s = if e as usize == from {
+                sq[to]
+            } else {
+                sq[e as usize]
+            };
+            after[k] = if sub.swap {
+                Square::from_index_unchecked(s).flip().index() as u8
+            } else {
+                s
+            };
+        }
+        let Some(slot) = sub.table.index.encode_squares(&after[..map.order.len()]) else {
+            return Ok(None);
+        };
+        // The victim's side is to move after the capture, the mover in swapped colours.
+        let to_move = if sub.swap { mover } else { mover.opponent() };
+        Ok(Value::from_stored(sub.table.stored(to_move.index(), slot)?))
     }
 }
