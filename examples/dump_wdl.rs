@@ -22,9 +22,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = std::io::BufWriter::new(out.lock());
     for (_, pos) in table.index.legal_positions() {
         let letter = match tb.probe_outcome(&pos)? {
-            Outcome::Win | Outcome::WinByRule => 'W',
+            Outcome::Win | Outcome::WinByRule(_) => 'W',
             Outcome::Draw => 'D',
-            Outcome::Loss | Outcome::LossByRule => 'L',
+            Outcome::Loss | Outcome::LossByRule(_) => 'L',
         };
         let fen = pos.fen();
         let board_and_turn = fen.split(' ').take(2).collect::<Vec<_>>().join(" ");

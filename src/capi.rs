@@ -165,9 +165,9 @@ fn wdl_code(v: Value) -> c_uint {
 fn outcome_code(o: Outcome) -> c_uint {
     match o {
         Outcome::Loss => CANJU_LOSS,
-        Outcome::LossByRule => CANJU_LOSS_BY_RULE,
+        Outcome::LossByRule(_) => CANJU_LOSS_BY_RULE,
         Outcome::Draw => CANJU_DRAW,
-        Outcome::WinByRule => CANJU_WIN_BY_RULE,
+        Outcome::WinByRule(_) => CANJU_WIN_BY_RULE,
         Outcome::Win => CANJU_WIN,
     }
 }

@@ -28,12 +28,11 @@
 
 use crate::index::MaterialIndex;
 use crate::material::Material;
-use crate::rules::{Move, Position, PositionError};
+use crate::rules::{Move, MoveAttack, Position, PositionError};
 use crate::table::{
-    self, DtmSide, DtmValues, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS,
-    WDL_RULE_WIN, WDL_WIN,
+    self, DtmSide, DtmValues, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
-use crate::value::{Outcome, Standing, Value};
+use crate::value::{Outcome, Rule, Standing, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
@@ -44,53 +43,26 @@ use thiserror::Error;
 pub enum RuleSet {
     /// No repetition rule: any endless play is a draw.
     Plain,
-    /// As `plain`, but a side that can avoid losing only by checking on every move forever
-    /// (perpetual check, 長將) loses; if both sides check forever it is a draw.
-    #[default]
-    Asian,
+    /// The perpetual-check rule alone: a side that can avoid losing only by checking on
+    /// every move forever (perpetual check, 長將) loses; if both sides check forever it is a
+    /// draw. Chases are idle moves. (Tables of format 7 and earlier named `asian` follow
+    /// this rule, and are read as `check`.)
+    Check,
     /// The 棋例's repetition rules as the chessdb cloud database applies them: a side that
     /// can avoid losing only by attacking on every move forever (checks 長將, chases 長捉, or
     /// both) loses; two such sides draw, except that one that only checks loses against one
-    /// that chases ([`crate::rules::attack`] says what a chase is). To become `asian` once
-    /// checked against xiangqitb's tables.
-    Chase,
+    /// that chases ([`crate::rules::attack`] says what a chase is).
+    #[default]
+    Asian,
 }
 
 impl RuleSet {
-    /// The label of a result its repetition rule decides, as reports give it:
-    /// `perpetual-check` (`asian`; `plain` decides none) or `perpetual-attack` (`chase`: a
-    /// side that checks, chases or mixes both forever; which one is not recorded).
-    pub fn rule_label(self) -> &'static str {
-        match self {
-            RuleSet::Plain | RuleSet::Asian => "perpetual-check",
-            RuleSet::Chase => "perpetual-attack",
-        }
-    }
-
-    /// The repetition rule in words, for text: "the perpetual-check rule (長將)" or "the
-    /// rules against perpetual attack (長將, 長捉)".
-    pub fn rule_words(self) -> &'static str {
-        match self {
-            RuleSet::Plain | RuleSet::Asian => "the perpetual-check rule (長將)",
-            RuleSet::Chase => "the rules against perpetual attack (長將, 長捉)",
-        }
-    }
-
-    /// What the losing side of a rule result can do only forever: "checking" or "attacking
-    /// (checking or chasing)".
-    pub fn forbidden_play(self) -> &'static str {
-        match self {
-            RuleSet::Plain | RuleSet::Asian => "checking",
-            RuleSet::Chase => "attacking (checking or chasing)",
-        }
-    }
-
-    /// `plain`, `asian` or `chase`.
+    /// `plain`, `check` or `asian`.
     pub fn name(self) -> &'static str {
         match self {
             RuleSet::Plain => "plain",
+            RuleSet::Check => "check",
             RuleSet::Asian => "asian",
-            RuleSet::Chase => "chase",
         }
     }
 }
@@ -100,9 +72,10 @@ impl std::str::FromStr for RuleSet {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "plain" => Ok(RuleSet::Plain),
+            "check" => Ok(RuleSet::Check),
             "asian" => Ok(RuleSet::Asian),
-            "chase" => Ok(RuleSet::Chase),
-            _ => Err(format!("unknown rule set '{s}' (plain, asian or chase)")),
+            "chase" => Err("the rule set 'chase' is now 'asian' (perpetual check and perpetual chase lose); the check-only rule is 'check'".into()),
+            _ => Err(format!("unknown rule set '{s}' (plain, check or asian)")),
         }
     }
 }
@@ -181,8 +154,10 @@ pub(crate) fn gen_flags(path: &Path) -> String {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    if name.contains(&format!(".{}.", RuleSet::Plain.name())) {
-        flags.push_str(" --rules plain");
+    for rules in [RuleSet::Plain, RuleSet::Check] {
+        if name.contains(&format!(".{}.", rules.name())) {
+            flags.push_str(&format!(" --rules {rules}"));
+        }
     }
     flags
 }
@@ -201,9 +176,9 @@ pub enum Wdl {
 impl From<Outcome> for Wdl {
     fn from(o: Outcome) -> Wdl {
         match o {
-            Outcome::Win | Outcome::WinByRule => Wdl::Win,
+            Outcome::Win | Outcome::WinByRule(_) => Wdl::Win,
             Outcome::Draw => Wdl::Draw,
-            Outcome::Loss | Outcome::LossByRule => Wdl::Loss,
+            Outcome::Loss | Outcome::LossByRule(_) => Wdl::Loss,
         }
     }
 }
@@ -211,9 +186,9 @@ impl From<Outcome> for Wdl {
 impl From<Value> for Wdl {
     fn from(v: Value) -> Wdl {
         match v {
-            Value::Win(_) | Value::WinByRule => Wdl::Win,
+            Value::Win(_) | Value::WinByRule(_) => Wdl::Win,
             Value::Draw => Wdl::Draw,
-            Value::Loss(_) | Value::LossByRule => Wdl::Loss,
+            Value::Loss(_) | Value::LossByRule(_) => Wdl::Loss,
         }
     }
 }
@@ -341,16 +316,19 @@ impl Table {
     /// The outcome a WDL code of this table stands for.
     ///
     /// # Errors
-    /// [`TableError::CorruptPayload`] for a code the table cannot hold (the rule's codes 3 and
-    /// 4 occur only in a table without distances).
+    /// [`TableError::CorruptPayload`] for a code the table cannot hold (the rules' codes 3 to
+    /// 8 occur only in a table without distances).
     fn outcome_of_code(&self, code: u8) -> Result<Outcome, TableError> {
-        let rule_codes = !self.holds_distances();
-        Ok(match code {
-            WDL_LOSS => Outcome::Loss,
-            WDL_DRAW => Outcome::Draw,
-            WDL_WIN => Outcome::Win,
-            WDL_RULE_LOSS if rule_codes => Outcome::LossByRule,
-            WDL_RULE_WIN if rule_codes => Outcome::WinByRule,
+        let rule = match self.holds_distances() {
+            false => table::rule_of_wdl_code(code),
+            true => None,
+        };
+        Ok(match (code, rule) {
+            (_, Some((true, rule))) => Outcome::WinByRule(rule),
+            (_, Some((false, rule))) => Outcome::LossByRule(rule),
+            (WDL_LOSS, None) => Outcome::Loss,
+            (WDL_DRAW, None) => Outcome::Draw,
+            (WDL_WIN, None) => Outcome::Win,
             _ => return Err(TableError::CorruptPayload(self.file.path().to_path_buf())),
         })
     }
@@ -522,6 +500,16 @@ impl Tablebase {
             index.size()
         );
         let h = file.header();
+        if self.rules == RuleSet::Asian
+            && h.rules == table::CHECK_RULES
+            && h.format_version < table::CHASE_RULE_VERSION
+        {
+            return Err(TableError::CheckOnlyRules {
+                path,
+                version: h.format_version,
+            }
+            .into());
+        }
         let found = format!("{} rules {} with {} slots", h.material, h.rules, h.slots);
         if found != expected {
             return Err(TableError::WrongTable {
@@ -695,16 +683,21 @@ impl Tablebase {
     }
 
     /// The move the line plays from `p`: the first best one, or for the winner by the rule
-    /// the first best one that leaves the loser only checks (if any does).
+    /// the first best one that leaves the loser only the attacks the rule forbids (checks,
+    /// or checks and chases), if any does.
     fn line_move(&self, p: &Position) -> Result<Option<Move>, ProbeError> {
         let best = self.best_moves(p)?;
-        if self.probe(p)? != Value::WinByRule {
+        let Value::WinByRule(rule) = self.probe(p)? else {
             return Ok(best.first().copied());
-        }
+        };
+        let forbidden = |pos: &Position, reply: Move| match rule {
+            Rule::PerpetualCheck => pos.after(reply).in_check(),
+            _ => pos.move_attack(reply) != MoveAttack::Idle,
+        };
         for &mv in &best {
             let after = p.after(mv);
             let keeping = self.best_moves(&after)?;
-            if keeping.iter().all(|&reply| after.after(reply).in_check()) {
+            if keeping.iter().all(|&reply| forbidden(&after, reply)) {
                 return Ok(Some(mv));
             }
         }

@@ -1,7 +1,6 @@
 //! The value of a position for the side to move: win, draw or loss, with the distance to mate,
-//! or a result decided by the perpetual-check rule.
+//! or a result decided by a repetition rule ([`Rule`]).
 
-use crate::probe::RuleSet;
 use std::fmt;
 
 /// Value of a position from the side to move.
@@ -10,32 +9,126 @@ use std::fmt;
 /// longest); `Loss(0)` means no legal move (checkmate or stalemate: both lose). A win's
 /// distance is odd, a loss's even.
 ///
-/// `WinByRule`/`LossByRule` (rule set `asian` only): no side can force mate, but one side
-/// can avoid losing only by checking on every move forever (perpetual check, 長將), which the
-/// rule forbids: that side loses. These carry no distance: the winner cannot force mate, it
-/// forces the opponent to break the rule or leave the drawing zone.
+/// `WinByRule`/`LossByRule` (rule sets `check` and `asian`): no side can force mate, but one
+/// side can avoid losing only by attacking on every move forever (perpetual check 長將, or
+/// under `asian` perpetual chase 長捉 or both), which the rule forbids: that side loses. These
+/// carry no distance: the winner cannot force mate, it forces the opponent to break the rule
+/// or leave the drawing zone. The [`Rule`] says which attack decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     /// The side to move mates in this many plies.
     Win(u16),
-    /// The side to move wins because the opponent can only check perpetually.
-    WinByRule,
+    /// The side to move wins because the opponent can only attack perpetually.
+    WinByRule(Rule),
     /// Neither side can force a win.
     Draw,
-    /// The side to move can only check perpetually and so loses by the rule.
-    LossByRule,
+    /// The side to move can only attack perpetually and so loses by the rule.
+    LossByRule(Rule),
     /// The side to move is mated in this many plies.
     Loss(u16),
+}
+
+/// The repetition rule that decides a result by the rule: what the losing side could only
+/// go on doing forever. Where several would do, the first of these: a loser that can hold
+/// by checking and chasing but is caught by the rule against checks alone is a
+/// `PerpetualCheck`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// Perpetual check (長將): the winner wins even if chases count as idle moves.
+    PerpetualCheck,
+    /// Perpetual chase (長捉): the winner wins even if the loser's checks count as idle
+    /// moves, but not by the perpetual-check rule alone.
+    PerpetualChase,
+    /// Checks and chases together (一將一捉 and the like): neither alone decides.
+    Mixed,
+}
+
+impl Rule {
+    /// Every rule, in the order of [`Rule::index`].
+    pub const ALL: [Rule; 3] = [Rule::PerpetualCheck, Rule::PerpetualChase, Rule::Mixed];
+
+    /// 0, 1 or 2, as [`Rule::ALL`] lists them.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The label reports give: `perpetual-check`, `perpetual-chase` or `mixed`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Rule::PerpetualCheck => "perpetual-check",
+            Rule::PerpetualChase => "perpetual-chase",
+            Rule::Mixed => "mixed",
+        }
+    }
+
+    /// The rule in words, for text: "the perpetual-check rule (長將)" ...
+    pub fn words(self) -> &'static str {
+        match self {
+            Rule::PerpetualCheck => "the perpetual-check rule (長將)",
+            Rule::PerpetualChase => "the perpetual-chase rule (長捉)",
+            Rule::Mixed => "the rule against perpetual attack by checks and chases (一將一捉)",
+        }
+    }
+
+    /// The rule's Chinese name: 长将, 长捉, or 长打 (perpetual attack, checks and chases
+    /// together).
+    pub fn chinese(self) -> &'static str {
+        match self {
+            Rule::PerpetualCheck => "长将",
+            Rule::PerpetualChase => "长捉",
+            Rule::Mixed => "长打",
+        }
+    }
+
+    /// What the losing side could only do forever: "checking", "chasing" or "checking and
+    /// chasing".
+    pub fn forbidden_play(self) -> &'static str {
+        match self {
+            Rule::PerpetualCheck => "checking",
+            Rule::PerpetualChase => "chasing",
+            Rule::Mixed => "checking and chasing",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
 }
 
 /// Stored form: distance `n` (odd = win, even = loss), or one of these markers.
 pub(crate) const STORED_DRAW: u16 = 0xFFFE;
 /// Stored form of a slot that holds no legal position.
 pub(crate) const STORED_ILLEGAL: u16 = 0xFFFF;
-/// Stored form of [`Value::WinByRule`].
+/// Stored form of [`Value::WinByRule`] by [`Rule::PerpetualCheck`]; the other rules' are
+/// the next even values down ([`stored_rule_win`]).
 pub(crate) const STORED_RULE_WIN: u16 = 0xFFFC;
-/// Stored form of [`Value::LossByRule`].
+/// Stored form of [`Value::LossByRule`] by [`Rule::PerpetualCheck`]; the other rules' are
+/// the next odd values down ([`stored_rule_loss`]).
 pub(crate) const STORED_RULE_LOSS: u16 = 0xFFFD;
+/// The lowest stored form of a result by the rule.
+pub(crate) const STORED_RULE_LOWEST: u16 = STORED_RULE_WIN - 4;
+
+/// The stored form of a win by `rule`: 0xFFFC, 0xFFFA, 0xFFF8.
+pub(crate) const fn stored_rule_win(rule: Rule) -> u16 {
+    STORED_RULE_WIN - 2 * rule as u16
+}
+
+/// The stored form of a loss by `rule`: 0xFFFD, 0xFFFB, 0xFFF9.
+pub(crate) const fn stored_rule_loss(rule: Rule) -> u16 {
+    STORED_RULE_LOSS - 2 * rule as u16
+}
+
+/// For a stored result by the rule, whether it is a win and by which rule.
+pub(crate) fn rule_of_stored(v: u16) -> Option<(bool, Rule)> {
+    (STORED_RULE_LOWEST..=STORED_RULE_LOSS)
+        .contains(&v)
+        .then(|| {
+            let k = (STORED_RULE_LOSS - v) / 2;
+            (v.is_multiple_of(2), Rule::ALL[k as usize])
+        })
+}
 /// Largest distance the stored form can hold.
 pub(crate) const MAX_DISTANCE: u16 = 0x7FFF;
 
@@ -46,8 +139,8 @@ impl Value {
         match self {
             Value::Win(n) => Value::Loss(n + 1),
             Value::Loss(n) => Value::Win(n + 1),
-            Value::WinByRule => Value::LossByRule,
-            Value::LossByRule => Value::WinByRule,
+            Value::WinByRule(r) => Value::LossByRule(r),
+            Value::LossByRule(r) => Value::WinByRule(r),
             Value::Draw => Value::Draw,
         }
     }
@@ -57,34 +150,42 @@ impl Value {
     pub fn goodness(self) -> i32 {
         match self {
             Value::Win(n) => 100_000 - n as i32,
-            Value::WinByRule => 1,
+            Value::WinByRule(_) => 1,
             Value::Draw => 0,
-            Value::LossByRule => -1,
+            Value::LossByRule(_) => -1,
             Value::Loss(n) => -100_000 + n as i32,
         }
     }
 
     /// True for both kinds of win.
     pub fn is_win(self) -> bool {
-        matches!(self, Value::Win(_) | Value::WinByRule)
+        matches!(self, Value::Win(_) | Value::WinByRule(_))
     }
 
     /// True for both kinds of loss.
     pub fn is_loss(self) -> bool {
-        matches!(self, Value::Loss(_) | Value::LossByRule)
+        matches!(self, Value::Loss(_) | Value::LossByRule(_))
     }
 
-    /// True if the perpetual-check rule decided this value.
+    /// True if a repetition rule decided this value.
     pub fn is_by_rule(self) -> bool {
-        matches!(self, Value::WinByRule | Value::LossByRule)
+        self.rule().is_some()
+    }
+
+    /// The repetition rule that decided this value, or `None` when play decides it.
+    pub fn rule(self) -> Option<Rule> {
+        match self {
+            Value::WinByRule(r) | Value::LossByRule(r) => Some(r),
+            _ => None,
+        }
     }
 
     /// "win", "draw" or "loss".
     pub fn wdl_name(self) -> &'static str {
         match self {
-            Value::Win(_) | Value::WinByRule => "win",
+            Value::Win(_) | Value::WinByRule(_) => "win",
             Value::Draw => "draw",
-            Value::Loss(_) | Value::LossByRule => "loss",
+            Value::Loss(_) | Value::LossByRule(_) => "loss",
         }
     }
 
@@ -102,8 +203,8 @@ impl Value {
         match self {
             Value::Win(n) => Value::Loss(n.saturating_sub(1)),
             Value::Loss(n) => Value::Win(n.saturating_sub(1)),
-            Value::WinByRule => Value::LossByRule,
-            Value::LossByRule => Value::WinByRule,
+            Value::WinByRule(r) => Value::LossByRule(r),
+            Value::LossByRule(r) => Value::WinByRule(r),
             Value::Draw => Value::Draw,
         }
     }
@@ -113,9 +214,9 @@ impl Value {
     pub fn category(self) -> &'static str {
         match self {
             Value::Win(_) => "win",
-            Value::WinByRule => "win-by-rule",
+            Value::WinByRule(_) => "win-by-rule",
             Value::Draw => "draw",
-            Value::LossByRule => "loss-by-rule",
+            Value::LossByRule(_) => "loss-by-rule",
             Value::Loss(_) => "loss",
         }
     }
@@ -130,17 +231,11 @@ impl Value {
         }
     }
 
-    /// The repetition rule of `rules` that decides this value ([`RuleSet::rule_label`]), or
-    /// `None` when play decides it.
-    pub fn rule(self, rules: RuleSet) -> Option<&'static str> {
-        self.is_by_rule().then(|| rules.rule_label())
-    }
-
     pub(crate) fn to_stored(self) -> u16 {
         match self {
             Value::Win(n) | Value::Loss(n) => n,
-            Value::WinByRule => STORED_RULE_WIN,
-            Value::LossByRule => STORED_RULE_LOSS,
+            Value::WinByRule(r) => stored_rule_win(r),
+            Value::LossByRule(r) => stored_rule_loss(r),
             Value::Draw => STORED_DRAW,
         }
     }
@@ -149,8 +244,10 @@ impl Value {
     pub(crate) fn from_stored(v: u16) -> Option<Value> {
         match v {
             STORED_DRAW => Some(Value::Draw),
-            STORED_RULE_WIN => Some(Value::WinByRule),
-            STORED_RULE_LOSS => Some(Value::LossByRule),
+            STORED_RULE_LOWEST..=STORED_RULE_LOSS => rule_of_stored(v).map(|(win, r)| match win {
+                true => Value::WinByRule(r),
+                false => Value::LossByRule(r),
+            }),
             n if n <= MAX_DISTANCE => Some(if n % 2 == 1 {
                 Value::Win(n)
             } else {
@@ -165,9 +262,9 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Win(n) => write!(f, "win in {n}"),
-            Value::WinByRule => f.write_str("win by the repetition rule"),
+            Value::WinByRule(r) => write!(f, "win by the repetition rule ({r})"),
             Value::Draw => f.write_str("draw"),
-            Value::LossByRule => f.write_str("loss by the repetition rule"),
+            Value::LossByRule(r) => write!(f, "loss by the repetition rule ({r})"),
             Value::Loss(n) => write!(f, "loss in {n}"),
         }
     }
@@ -179,12 +276,12 @@ impl fmt::Display for Value {
 pub enum Outcome {
     /// The side to move can force mate.
     Win,
-    /// The side to move wins because the opponent can only check perpetually.
-    WinByRule,
+    /// The side to move wins because the opponent can only attack perpetually.
+    WinByRule(Rule),
     /// Neither side can force a win.
     Draw,
-    /// The side to move can only check perpetually and so loses by the rule.
-    LossByRule,
+    /// The side to move can only attack perpetually and so loses by the rule.
+    LossByRule(Rule),
     /// The side to move is mated with best play.
     Loss,
 }
@@ -193,9 +290,9 @@ impl From<Value> for Outcome {
     fn from(v: Value) -> Outcome {
         match v {
             Value::Win(_) => Outcome::Win,
-            Value::WinByRule => Outcome::WinByRule,
+            Value::WinByRule(r) => Outcome::WinByRule(r),
             Value::Draw => Outcome::Draw,
-            Value::LossByRule => Outcome::LossByRule,
+            Value::LossByRule(r) => Outcome::LossByRule(r),
             Value::Loss(_) => Outcome::Loss,
         }
     }
@@ -208,9 +305,9 @@ impl Outcome {
     pub(crate) fn stand_in(self) -> Value {
         match self {
             Outcome::Win => Value::Win(1),
-            Outcome::WinByRule => Value::WinByRule,
+            Outcome::WinByRule(r) => Value::WinByRule(r),
             Outcome::Draw => Value::Draw,
-            Outcome::LossByRule => Value::LossByRule,
+            Outcome::LossByRule(r) => Value::LossByRule(r),
             Outcome::Loss => Value::Loss(0),
         }
     }
@@ -236,8 +333,8 @@ impl Outcome {
     }
 
     /// As [`Value::rule`].
-    pub fn rule(self, rules: RuleSet) -> Option<&'static str> {
-        self.stand_in().rule(rules)
+    pub fn rule(self) -> Option<Rule> {
+        self.stand_in().rule()
     }
 }
 
@@ -249,7 +346,7 @@ pub trait Standing: Copy + fmt::Display {
     /// As [`Value::category`].
     fn category(self) -> &'static str;
     /// As [`Value::rule`].
-    fn rule(self, rules: RuleSet) -> Option<&'static str>;
+    fn rule(self) -> Option<Rule>;
     /// Signed plies to mate, if known.
     fn signed_dtm(self) -> Option<i32>;
     /// The standing after a move whose standing for the mover is `self`, for the side to
@@ -268,8 +365,8 @@ impl Standing for Value {
     fn category(self) -> &'static str {
         Value::category(self)
     }
-    fn rule(self, rules: RuleSet) -> Option<&'static str> {
-        Value::rule(self, rules)
+    fn rule(self) -> Option<Rule> {
+        Value::rule(self)
     }
     fn signed_dtm(self) -> Option<i32> {
         Value::signed_dtm(self)
@@ -292,8 +389,8 @@ impl Standing for Outcome {
     fn category(self) -> &'static str {
         Outcome::category(self)
     }
-    fn rule(self, rules: RuleSet) -> Option<&'static str> {
-        Outcome::rule(self, rules)
+    fn rule(self) -> Option<Rule> {
+        Outcome::rule(self)
     }
     fn signed_dtm(self) -> Option<i32> {
         None
@@ -323,25 +420,32 @@ impl fmt::Display for Outcome {
 mod tests {
     use super::*;
 
+    const CHECK: Rule = Rule::PerpetualCheck;
+
     #[test]
     fn stored_round_trip_and_order() {
-        for v in [
-            Value::Win(1),
-            Value::Win(31),
-            Value::WinByRule,
-            Value::Draw,
-            Value::LossByRule,
-            Value::Loss(0),
-            Value::Loss(40),
-        ] {
+        let mut values = vec![Value::Win(1), Value::Win(31), Value::Draw];
+        values.extend([Value::Loss(0), Value::Loss(40), Value::Win(MAX_DISTANCE)]);
+        for r in Rule::ALL {
+            values.extend([Value::WinByRule(r), Value::LossByRule(r)]);
+        }
+        for v in values {
             assert_eq!(Value::from_stored(v.to_stored()), Some(v));
             assert_eq!(v.parent().parent().distance().map(|d| d - 2), v.distance());
         }
+        // Format 7's two rule forms are the perpetual-check rule's.
+        assert_eq!(Value::from_stored(0xFFFC), Some(Value::WinByRule(CHECK)));
+        assert_eq!(Value::from_stored(0xFFFD), Some(Value::LossByRule(CHECK)));
+        assert_eq!(
+            Value::from_stored(0xFFF9),
+            Some(Value::LossByRule(Rule::Mixed))
+        );
         assert_eq!(Value::from_stored(STORED_ILLEGAL), None);
+        assert_eq!(Value::from_stored(0xFFF7), None);
         assert!(Value::Win(1).goodness() > Value::Win(3).goodness());
-        assert!(Value::Win(99).goodness() > Value::WinByRule.goodness());
-        assert!(Value::WinByRule.goodness() > Value::Draw.goodness());
-        assert!(Value::LossByRule.goodness() > Value::Loss(200).goodness());
+        assert!(Value::Win(99).goodness() > Value::WinByRule(CHECK).goodness());
+        assert!(Value::WinByRule(Rule::Mixed).goodness() > Value::Draw.goodness());
+        assert!(Value::LossByRule(CHECK).goodness() > Value::Loss(200).goodness());
         assert!(Value::Loss(10).goodness() > Value::Loss(2).goodness());
         assert_eq!(Value::Loss(0).parent(), Value::Win(1));
     }
@@ -351,20 +455,24 @@ mod tests {
         assert_eq!(Value::Win(5).signed_dtm(), Some(5));
         assert_eq!(Value::Loss(4).signed_dtm(), Some(-4));
         assert_eq!(Value::Loss(0).signed_dtm(), Some(0));
-        assert_eq!(Value::WinByRule.signed_dtm(), None);
+        assert_eq!(Value::WinByRule(CHECK).signed_dtm(), None);
         assert_eq!(Value::Draw.signed_dtm(), None);
-        assert_eq!(Value::LossByRule.category(), "loss-by-rule");
+        assert_eq!(Value::LossByRule(CHECK).category(), "loss-by-rule");
+        assert_eq!(Value::WinByRule(CHECK).rule(), Some(CHECK));
         assert_eq!(
-            Value::WinByRule.rule(RuleSet::Asian),
-            Some("perpetual-check")
+            Value::LossByRule(Rule::PerpetualChase)
+                .rule()
+                .map(Rule::label),
+            Some("perpetual-chase")
         );
-        assert_eq!(
-            Value::LossByRule.rule(RuleSet::Chase),
-            Some("perpetual-attack")
-        );
-        assert_eq!(Value::Win(1).rule(RuleSet::Asian), None);
+        assert_eq!(Value::Win(1).rule(), None);
         assert_eq!(Value::Loss(2).category(), "loss");
-        for v in [Value::Win(3), Value::Loss(4), Value::WinByRule, Value::Draw] {
+        for v in [
+            Value::Win(3),
+            Value::Loss(4),
+            Value::WinByRule(CHECK),
+            Value::Draw,
+        ] {
             assert_eq!(v.parent().child(), v);
         }
     }

@@ -412,18 +412,69 @@ fn repack_brings_old_tables_to_the_current_format() {
         std::fs::copy(old.join(&file), dir.path().join(&file)).unwrap();
     }
     let fen = "3k5/9/9/9/9/9/9/4N4/9/4K4 w";
-    let before = probe_json(dir.path(), fen);
+    // Written when `asian` was the perpetual-check rule alone: not read as today's asian.
+    let refused = canju()
+        .args(["probe", fen, "--no-gen", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("perpetual-check rule alone") && said.contains("repack"),
+        "{said}"
+    );
     let out = canju()
         .args(["repack", "--dir"])
         .arg(dir.path())
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("2 tables"));
-    let path = dir.path().join("KNK.asian.ctb");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("2 tables") && said.contains("KNK.check.ctb"),
+        "{said}"
+    );
+    let path = dir.path().join("KNK.check.ctb");
     let file = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(file.header().format_version, canju::table::FORMAT_VERSION);
-    assert_eq!(probe_json(dir.path(), fen), before);
+    assert_eq!(file.header().rules, "check");
+    let j = json_of(&["probe", fen, "--no-gen", "--rules", "check"], dir.path());
+    assert_eq!((&j["wdl"], &j["dtm"]), (&"win".into(), &5.into()), "{j}");
+}
+
+/// `gen` makes again the `asian` tables written when `asian` was the perpetual-check rule
+/// alone, keeping each old file under its `check` name.
+#[test]
+fn gen_remakes_check_only_tables_and_keeps_them_as_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format3");
+    for name in ["KK", "KNK"] {
+        let file = format!("{name}.asian.ctb");
+        std::fs::copy(old.join(&file), dir.path().join(&file)).unwrap();
+    }
+    let out = canju()
+        .args(["gen", "KNK", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["KK", "KNK"] {
+        let new = canju::table::TableFile::open(&dir.path().join(format!("{name}.asian.ctb")));
+        let new = new.unwrap();
+        assert_eq!(
+            new.header().format_version,
+            canju::table::FORMAT_VERSION,
+            "{name}"
+        );
+        assert_eq!(new.header().rules, "asian");
+        let kept = canju::table::TableFile::open(&dir.path().join(format!("{name}.check.ctb")));
+        assert_eq!(kept.unwrap().header().format_version, 3, "{name}");
+    }
 }
 
 /// Sets far too large for any machine are refused at once (before their sub-sets are
@@ -530,7 +581,10 @@ fn plan_lists_missing_sets_and_gen_json_reports_them() {
     ] {
         assert!(!krkn[key].is_null(), "{key}");
     }
-    assert_eq!(krkn["rule_pass"], "bitmaps", "auto picks the bitmaps");
+    assert_eq!(
+        krkn["rule_pass"], "priorities",
+        "asian runs the five-priority game"
+    );
     assert_eq!(krkn["stats"]["red_to_move"]["rule_win"], 624);
     assert!(
         plan_json(dir.path(), "KRKN")["sets"]

@@ -1,4 +1,5 @@
-//! The `asian` rule set: perpetual check (長將) loses.
+//! The `check` rule set: perpetual check (長將) loses, chases are idle moves (the
+//! `asian` rule set's chases are tested in tests/chase.rs).
 
 mod common;
 
@@ -6,15 +7,15 @@ use canju::generate::{GenOptions, RulePass, generate_all};
 use canju::material::Material;
 use canju::probe::{RuleSet, Tablebase};
 use canju::rules::{Color, Position};
-use canju::value::Value;
+use canju::value::{Rule, Value};
 use canju::verify::verify_table;
 
 fn tablebases(dir: &std::path::Path, sets: &[Material]) -> (Tablebase, Tablebase) {
     let plain = Tablebase::with_rules(dir, RuleSet::Plain);
-    let asian = Tablebase::with_rules(dir, RuleSet::Asian);
+    let check = Tablebase::with_rules(dir, RuleSet::Check);
     generate_all(&plain, sets, &GenOptions::default()).unwrap();
-    generate_all(&asian, sets, &GenOptions::default()).unwrap();
-    (plain, asian)
+    generate_all(&check, sets, &GenOptions::default()).unwrap();
+    (plain, check)
 }
 
 fn krkn() -> Vec<Material> {
@@ -24,30 +25,39 @@ fn krkn() -> Vec<Material> {
 #[test]
 fn a_horse_that_can_only_check_forever_loses() {
     let dir = tempfile::tempdir().unwrap();
-    let (plain, asian) = tablebases(dir.path(), &krkn());
+    let (plain, check) = tablebases(dir.path(), &krkn());
     // Black's horse holds only by checking on every move: a draw without the rule, a loss
     // for black with it; red to move in the position before wins by the rule.
     let black = Position::from_fen("9/9/4k4/9/9/9/9/3n5/9/R2K5 b").unwrap();
     assert_eq!(plain.probe(&black).unwrap(), Value::Draw);
-    assert_eq!(asian.probe(&black).unwrap(), Value::LossByRule);
+    assert_eq!(
+        check.probe(&black).unwrap(),
+        Value::LossByRule(Rule::PerpetualCheck)
+    );
     for &mv in black.legal_moves().iter() {
         let after = black.after(mv);
         if plain.probe(&after).unwrap() == Value::Draw {
             assert!(after.in_check(), "{mv} keeps the draw without checking");
         }
         // Under the rule every black move loses.
-        assert!(asian.probe(&after).unwrap().is_win(), "{mv}");
+        assert!(check.probe(&after).unwrap().is_win(), "{mv}");
     }
     let red = Position::from_fen("9/9/4k4/9/9/9/9/9/1n7/R2K5 w").unwrap();
     assert_eq!(plain.probe(&red).unwrap(), Value::Draw);
-    assert_eq!(asian.probe(&red).unwrap(), Value::WinByRule);
-    assert_eq!(asian.probe(&red.color_swapped()).unwrap(), Value::WinByRule);
+    assert_eq!(
+        check.probe(&red).unwrap(),
+        Value::WinByRule(Rule::PerpetualCheck)
+    );
+    assert_eq!(
+        check.probe(&red.color_swapped()).unwrap(),
+        Value::WinByRule(Rule::PerpetualCheck)
+    );
 }
 
 #[test]
 fn checking_now_and_then_is_allowed() {
     let dir = tempfile::tempdir().unwrap();
-    let (plain, asian) = tablebases(dir.path(), &krkn());
+    let (plain, check) = tablebases(dir.path(), &krkn());
     // Black must check now (every quiet move loses), but can later make quiet moves again
     // (一將一閑): the rule does not apply and the position stays a draw.
     let pos = Position::from_fen("9/9/4k4/9/9/9/9/3R5/9/3K3n1 b").unwrap();
@@ -61,19 +71,19 @@ fn checking_now_and_then_is_allowed() {
         }
     }
     assert_eq!(plain.probe(&pos).unwrap(), Value::Draw);
-    assert_eq!(asian.probe(&pos).unwrap(), Value::Draw);
+    assert_eq!(check.probe(&pos).unwrap(), Value::Draw);
 }
 
 #[test]
 fn the_rule_changes_only_draws_and_tables_verify() {
     let dir = tempfile::tempdir().unwrap();
     let sets = Material::all_up_to(4);
-    let (plain, asian) = tablebases(dir.path(), &sets);
+    let (plain, check) = tablebases(dir.path(), &sets);
     let mut changed = [0u64; 2];
     for m in &sets {
         let p = plain.table(*m).unwrap();
-        let a = asian.table(*m).unwrap();
-        assert_eq!(a.rules(), "asian");
+        let a = check.table(*m).unwrap();
+        assert_eq!(a.rules(), "check");
         assert_eq!(p.rules(), "plain");
         for i in 0..p.index.size() {
             for turn in Color::ALL {
@@ -91,7 +101,7 @@ fn the_rule_changes_only_draws_and_tables_verify() {
                 }
             }
         }
-        verify_table(&asian, *m).unwrap();
+        verify_table(&check, *m).unwrap();
     }
     // KRKN is the only set up to 4 men the rule changes (slots, not mirrored positions).
     println!(
@@ -101,7 +111,7 @@ fn the_rule_changes_only_draws_and_tables_verify() {
     assert!(changed[0] > 0 && changed[1] > 0);
 }
 
-/// The asian rule by an independent solver over the explicit move graph of KRKN and below
+/// The perpetual-check rule by an independent solver over the explicit move graph of KRKN and below
 /// (FEN-keyed positions, the nested fixpoint written out naively per side).
 #[test]
 fn the_rule_matches_an_independent_solver() {
@@ -109,7 +119,7 @@ fn the_rule_matches_an_independent_solver() {
     let g = common::Graph::new(m);
     let plain_vals = common::plain_values(&g);
     let n = g.positions.len();
-    let mut asian_vals = plain_vals.clone();
+    let mut check_vals = plain_vals.clone();
     for p in Color::ALL {
         let draw: Vec<bool> = plain_vals.iter().map(|v| *v == Value::Draw).collect();
         // A position p already wins, from its side to move's value.
@@ -167,30 +177,30 @@ fn the_rule_matches_an_independent_solver() {
             x = y;
         }
         for v in (0..n).filter(|&v| x[v]) {
-            asian_vals[v] = if g.positions[v].turn() == p {
-                Value::WinByRule
+            check_vals[v] = if g.positions[v].turn() == p {
+                Value::WinByRule(Rule::PerpetualCheck)
             } else {
-                Value::LossByRule
+                Value::LossByRule(Rule::PerpetualCheck)
             };
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    let (_, asian) = tablebases(dir.path(), &krkn());
+    let (_, check) = tablebases(dir.path(), &krkn());
     let mut by_rule = 0;
-    for (pos, want) in g.positions.iter().zip(&asian_vals) {
-        assert_eq!(asian.probe(pos).unwrap(), *want, "{}", pos.fen());
+    for (pos, want) in g.positions.iter().zip(&check_vals) {
+        assert_eq!(check.probe(pos).unwrap(), *want, "{}", pos.fen());
         by_rule += want.is_by_rule() as usize;
     }
     assert!(by_rule > 1000, "{by_rule}");
 }
 
-/// Generates `sets` under `asian` with each perpetual-check pass (bitmaps, graph, five priorities) and checks that every table
+/// Generates `sets` under `check` with each perpetual-check pass (bitmaps, graph, five priorities) and checks that every table
 /// file is the same byte for byte (values, statistics and examples).
 fn both_passes_write_the_same_tables(sets: &[Material]) {
     let dirs = [(); 3].map(|_| tempfile::tempdir().unwrap());
     let passes = [RulePass::Bitmaps, RulePass::Graph, RulePass::Priorities];
     for (dir, rule_pass) in dirs.iter().zip(passes) {
-        let tb = Tablebase::with_rules(dir.path(), RuleSet::Asian);
+        let tb = Tablebase::with_rules(dir.path(), RuleSet::Check);
         let opts = GenOptions {
             rule_pass,
             ..GenOptions::default()

@@ -2,7 +2,7 @@
 
 use canju::generate::{GenOptions, generate_all};
 use canju::material::Material;
-use canju::probe::{ProbeError, Tablebase};
+use canju::probe::{ProbeError, RuleSet, Tablebase};
 use canju::table::{TableError, parse_header, read_table};
 use proptest::prelude::*;
 use std::path::Path;
@@ -234,15 +234,31 @@ fn format_3_tables_still_read() {
     let file = canju::table::TableFile::open(&dir.join("KNK.asian.ctb")).unwrap();
     assert_eq!(file.header().format_version, 3);
     file.verify_checksums().unwrap();
-    let tb = Tablebase::open(&dir);
+    // Written when `asian` was the perpetual-check rule alone: never read as today's asian,
+    // read as `check`.
+    assert_eq!(file.header().rules, "check");
     let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/4N4/9/4K4 w").unwrap();
-    assert_eq!(tb.probe(&pos).unwrap(), canju::value::Value::Win(5));
-    // Its DTM blocks are larger than today's, so repacking compresses them again.
+    let err = Tablebase::open(&dir).probe(&pos).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ProbeError::Table(TableError::CheckOnlyRules { version: 3, .. })
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("KNK.check.ctb"), "{err}");
     let copy = tempfile::tempdir().unwrap();
-    let path = copy.path().join("KNK.asian.ctb");
-    std::fs::copy(dir.join("KNK.asian.ctb"), &path).unwrap();
-    let before = read_table(&path).unwrap().values;
-    canju::table::repack(&path).unwrap();
+    let old_name = copy.path().join("KNK.asian.ctb");
+    std::fs::copy(dir.join("KNK.asian.ctb"), &old_name).unwrap();
+    let before = read_table(&old_name).unwrap().values;
+    // Its DTM blocks are larger than today's, so repacking compresses them again; it moves
+    // to the name of the rule it holds.
+    let repacked = canju::table::repack(&old_name).unwrap();
+    let path = copy.path().join("KNK.check.ctb");
+    assert_eq!(repacked.path, path);
+    assert!(!old_name.exists());
+    let tb = Tablebase::with_rules(copy.path(), RuleSet::Check);
+    assert_eq!(tb.probe(&pos).unwrap(), canju::value::Value::Win(5));
     let after = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(
         after.header().dtm.as_ref().unwrap().block_values,
@@ -256,16 +272,61 @@ fn format_3_tables_still_read() {
 }
 
 #[test]
+fn format_7_tables_read_as_check_and_repack_to_the_check_name_keeping_their_payload() {
+    // Written by canju's format 7, the last whose `asian` was the perpetual-check rule alone:
+    // KNK with distances, KCKA without (`--wdl-only`).
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format7");
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["KK", "KNK", "KAK", "KCK", "KCKA"] {
+        let file = format!("{name}.asian.ctb");
+        std::fs::copy(src.join(&file), dir.path().join(&file)).unwrap();
+    }
+    let knk = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/4N4/9/4K4 w").unwrap();
+    let asian = Tablebase::open(dir.path());
+    assert!(matches!(
+        asian.probe(&knk),
+        Err(ProbeError::Table(TableError::CheckOnlyRules {
+            version: 7,
+            ..
+        }))
+    ));
+    for name in ["KK", "KNK", "KAK", "KCK", "KCKA"] {
+        let old_path = dir.path().join(format!("{name}.asian.ctb"));
+        let old = canju::table::TableFile::open(&old_path).unwrap();
+        assert_eq!(old.header().format_version, 7);
+        assert_eq!(old.header().rules, "check");
+        let payload = std::fs::read(&old_path).unwrap()[old.payload_start()..].to_vec();
+        drop(old);
+        let r = canju::table::repack(&old_path).unwrap();
+        assert_eq!(r.path, dir.path().join(format!("{name}.check.ctb")));
+        assert!(!old_path.exists());
+        let new = canju::table::TableFile::open(&r.path).unwrap();
+        assert_eq!(new.header().format_version, canju::table::FORMAT_VERSION);
+        assert_eq!(
+            std::fs::read(&r.path).unwrap()[new.payload_start()..],
+            payload[..]
+        );
+        new.verify_checksums().unwrap();
+    }
+    let check = Tablebase::with_rules(dir.path(), RuleSet::Check);
+    assert_eq!(check.probe(&knk).unwrap(), canju::value::Value::Win(5));
+    let kcka = canju::rules::Position::from_fen("3k5/4a4/9/9/9/9/9/4C4/9/4K4 w").unwrap();
+    assert!(check.probe_wdl(&kcka).is_ok());
+}
+
+#[test]
 fn format_4_tables_still_read_and_repack_to_the_current_format() {
     // Written by canju's format 4 (WDL as zstd frames); old tables keep working and
     // `repack` rewrites them without changing a value.
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format4");
     let dir = tempfile::tempdir().unwrap();
     for name in ["KK", "KAK", "KBK", "KNK"] {
+        // Named for the rule they hold (see format_3_tables_still_read).
         let file = format!("{name}.asian.ctb");
-        std::fs::copy(src.join(&file), dir.path().join(&file)).unwrap();
+        let checked = format!("{name}.check.ctb");
+        std::fs::copy(src.join(&file), dir.path().join(&checked)).unwrap();
     }
-    let path = dir.path().join("KNK.asian.ctb");
+    let path = dir.path().join("KNK.check.ctb");
     let old = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(old.header().format_version, 4);
     old.verify_checksums().unwrap();
@@ -274,7 +335,9 @@ fn format_4_tables_still_read_and_repack_to_the_current_format() {
     let old_dtm_bytes = old.section_bytes(canju::table::SectionKind::Dtm);
     let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/4N4/9/4K4 w").unwrap();
     assert_eq!(
-        Tablebase::open(dir.path()).probe(&pos).unwrap(),
+        Tablebase::with_rules(dir.path(), RuleSet::Check)
+            .probe(&pos)
+            .unwrap(),
         canju::value::Value::Win(5)
     );
     drop(old);
@@ -303,10 +366,12 @@ fn format_6_tables_still_read_and_repack_to_the_current_format() {
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format6");
     let dir = tempfile::tempdir().unwrap();
     for name in ["KK", "KNK", "KRK"] {
+        // Named for the rule they hold (see format_3_tables_still_read).
         let file = format!("{name}.asian.ctb");
-        std::fs::copy(src.join(&file), dir.path().join(&file)).unwrap();
+        let checked = format!("{name}.check.ctb");
+        std::fs::copy(src.join(&file), dir.path().join(&checked)).unwrap();
     }
-    let path = dir.path().join("KRK.asian.ctb");
+    let path = dir.path().join("KRK.check.ctb");
     let old = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(old.header().format_version, 6);
     assert!(old.header().holds_distances());
@@ -316,7 +381,9 @@ fn format_6_tables_still_read_and_repack_to_the_current_format() {
     let old_dtm_bytes = old.section_bytes(canju::table::SectionKind::Dtm);
     let pos = canju::rules::Position::from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w").unwrap();
     assert!(matches!(
-        Tablebase::open(dir.path()).probe(&pos).unwrap(),
+        Tablebase::with_rules(dir.path(), RuleSet::Check)
+            .probe(&pos)
+            .unwrap(),
         canju::value::Value::Win(_)
     ));
     drop(old);
@@ -335,10 +402,12 @@ fn format_5_tables_still_read_and_repack_to_aligned_paired_blocks() {
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format5");
     let dir = tempfile::tempdir().unwrap();
     for name in ["KK", "KNK", "KNKN"] {
+        // Named for the rule they hold (see format_3_tables_still_read).
         let file = format!("{name}.asian.ctb");
-        std::fs::copy(src.join(&file), dir.path().join(&file)).unwrap();
+        let checked = format!("{name}.check.ctb");
+        std::fs::copy(src.join(&file), dir.path().join(&checked)).unwrap();
     }
-    let path = dir.path().join("KNKN.asian.ctb");
+    let path = dir.path().join("KNKN.check.ctb");
     let old = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(old.header().format_version, 5);
     assert!(old.header().wdl.block_sizes.len() > 100);
@@ -347,7 +416,7 @@ fn format_5_tables_still_read_and_repack_to_aligned_paired_blocks() {
     let old_wdl = old.load_wdl().unwrap();
     // Horse against horse, read through the old layout.
     let pos = canju::rules::Position::from_fen("3k5/9/9/9/4n4/9/9/4N4/9/4K4 w").unwrap();
-    let tb = Tablebase::open(dir.path());
+    let tb = Tablebase::with_rules(dir.path(), RuleSet::Check);
     let (wdl, value) = (tb.probe_wdl(&pos).unwrap(), tb.probe(&pos).unwrap());
     assert_eq!(wdl, canju::probe::Wdl::from(value));
     drop((old, tb));
@@ -370,7 +439,7 @@ fn format_5_tables_still_read_and_repack_to_aligned_paired_blocks() {
         }
     }
     drop(new);
-    let tb = Tablebase::open(dir.path());
+    let tb = Tablebase::with_rules(dir.path(), RuleSet::Check);
     assert_eq!(
         (tb.probe_wdl(&pos).unwrap(), tb.probe(&pos).unwrap()),
         (wdl, value)

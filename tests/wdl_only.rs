@@ -5,9 +5,7 @@
 use canju::generate::{GenError, GenOptions, generate_all};
 use canju::material::Material;
 use canju::probe::{ProbeError, RuleSet, Tablebase, Wdl};
-use canju::table::{
-    SectionKind, TableError, WDL_DRAW, WDL_LOSS, WDL_RULE_LOSS, WDL_RULE_WIN, WDL_WIN,
-};
+use canju::table::{SectionKind, TableError, WDL_DRAW, WDL_LOSS, WDL_WIN};
 use canju::value::Value;
 
 /// KRKN under `asian` has results by the perpetual-check rule, and its sub-tables KRK and KNK
@@ -28,9 +26,9 @@ fn generate(dir: &std::path::Path, wdl_only: bool) -> Tablebase {
 fn code_of(v: Value) -> u8 {
     match v {
         Value::Win(_) => WDL_WIN,
-        Value::WinByRule => WDL_RULE_WIN,
+        Value::WinByRule(r) => canju::table::wdl_rule_code(true, r),
         Value::Draw => WDL_DRAW,
-        Value::LossByRule => WDL_RULE_LOSS,
+        Value::LossByRule(r) => canju::table::wdl_rule_code(false, r),
         Value::Loss(_) => WDL_LOSS,
     }
 }

@@ -3,11 +3,11 @@
 //!
 //! A cell holds a distance to mate up to [`MAX_INLINE`] plies (odd: the side to move wins, even:
 //! it loses), or one of the markers below. The mate search moves cells from [`UNDECIDED`] or
-//! [`CAN_DRAW`] to distances and ends by turning what is left into [`DRAW`]; the perpetual-check
-//! pass turns draws into [`RULE_WIN`] and [`RULE_LOSS`].
+//! [`CAN_DRAW`] to distances and ends by turning what is left into [`DRAW`]; the repetition
+//! rules' pass turns draws into wins and losses by a rule ([`rule_win`], [`rule_loss`]).
 
 use crate::table::{ValueSource, WdlCodes, wdl_code, wdl_code_with};
-use crate::value::{STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN, Value};
+use crate::value::{Rule, STORED_DRAW, STORED_ILLEGAL, Value, stored_rule_loss, stored_rule_win};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -16,21 +16,31 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The longest distance a cell holds itself.
-pub(super) const MAX_INLINE: u8 = 0xF8;
+pub(super) const MAX_INLINE: u8 = 0xF4;
 /// A distance longer than [`MAX_INLINE`], kept in the side map.
-pub(super) const BIG: u8 = 0xF9;
+pub(super) const BIG: u8 = 0xF5;
 /// No legal position: the side not to move is in check (or the slot is not a position).
-pub(super) const ILLEGAL: u8 = 0xFA;
+pub(super) const ILLEGAL: u8 = 0xF6;
 /// Not decided yet; every capture of the position loses, so it may still lose.
-pub(super) const UNDECIDED: u8 = 0xFB;
+pub(super) const UNDECIDED: u8 = 0xF7;
 /// Not decided yet; a capture draws, so it wins or draws.
-pub(super) const CAN_DRAW: u8 = 0xFC;
-/// Lost by the perpetual-check rule.
-pub(super) const RULE_LOSS: u8 = 0xFD;
-/// Won by the perpetual-check rule.
-pub(super) const RULE_WIN: u8 = 0xFE;
+pub(super) const CAN_DRAW: u8 = 0xF8;
+/// Lost by the perpetual-check rule; 0xFA and 0xFB by the other rules ([`rule_loss`]).
+const RULE_LOSS: u8 = 0xF9;
+/// Won by the perpetual-check rule; 0xFD and 0xFE by the other rules ([`rule_win`]).
+const RULE_WIN: u8 = 0xFC;
 /// Drawn.
 pub(super) const DRAW: u8 = 0xFF;
+
+/// The marker of a loss by `rule`.
+pub(super) const fn rule_loss(rule: Rule) -> u8 {
+    RULE_LOSS + rule as u8
+}
+
+/// The marker of a win by `rule`.
+pub(super) const fn rule_win(rule: Rule) -> u8 {
+    RULE_WIN + rule as u8
+}
 
 /// One byte per position for both sides to move, and the long distances.
 ///
@@ -81,8 +91,8 @@ fn stored_of(cell: u8, big: impl FnOnce() -> u16) -> u16 {
         c if c <= MAX_INLINE => c as u16,
         BIG => big(),
         ILLEGAL => STORED_ILLEGAL,
-        RULE_LOSS => STORED_RULE_LOSS,
-        RULE_WIN => STORED_RULE_WIN,
+        c @ RULE_LOSS..RULE_WIN => stored_rule_loss(Rule::ALL[(c - RULE_LOSS) as usize]),
+        c @ RULE_WIN..=0xFE => stored_rule_win(Rule::ALL[(c - RULE_WIN) as usize]),
         _ => STORED_DRAW,
     }
 }
@@ -392,7 +402,7 @@ impl Cells {
         Ok([read_side(0)?, read_side(1)?])
     }
 
-    /// Sets the cells of `side` at `slots` (ascending) to `marker` in the file [`Cells::spill`]
+    /// Sets each cell of `side` named in `marks` (slots ascending) to its marker in the file [`Cells::spill`]
     /// wrote to `path`, a chunk of the file read and written back at a time, so that the
     /// cells need not be in memory; returns how many were set.
     ///
@@ -402,8 +412,7 @@ impl Cells {
         &self,
         path: &Path,
         side: usize,
-        marker: u8,
-        slots: impl Iterator<Item = u64>,
+        marks: impl Iterator<Item = (u64, u8)>,
     ) -> std::io::Result<u64> {
         use std::io::{Seek, SeekFrom};
         const CHUNK: u64 = 1 << 20;
@@ -421,7 +430,7 @@ impl Cells {
             f.seek(SeekFrom::Start(side_start + c * CHUNK))?;
             f.write_all(buf)
         };
-        for slot in slots {
+        for (slot, marker) in marks {
             let c = slot / CHUNK;
             if chunk != Some(c) {
                 if let Some(done) = chunk {
@@ -533,7 +542,13 @@ mod tests {
         let mut cells = Cells::new(131);
         for i in 0..131 {
             cells.set_distance(0, i, (i % 13) as u16);
-            let marker = [DRAW, RULE_WIN, RULE_LOSS, ILLEGAL, UNDECIDED][i as usize % 5];
+            let marker = [
+                DRAW,
+                rule_win(Rule::Mixed),
+                rule_loss(Rule::PerpetualChase),
+                ILLEGAL,
+                UNDECIDED,
+            ][i as usize % 5];
             cells.set_marker(1, i, marker);
         }
         cells.improve_win(0, 3, 301);
@@ -584,7 +599,7 @@ mod tests {
         let before: Vec<u8> = (0..size).map(|i| cells.raw(0, i)).collect();
         cells.spill(&path).unwrap();
         let n = cells
-            .mark_spilled(&path, 1, RULE_LOSS, marked.iter().copied())
+            .mark_spilled(&path, 1, marked.iter().map(|&i| (i, RULE_LOSS)))
             .unwrap();
         assert_eq!(n, marked.len() as u64);
         cells.restore(&path).unwrap();
@@ -611,7 +626,11 @@ mod tests {
         let mut cells = Cells::new(21);
         for i in 0..21 {
             cells.set_distance(0, i, (i % 9) as u16);
-            cells.set_marker(1, i, [DRAW, RULE_WIN, ILLEGAL][i as usize % 3]);
+            cells.set_marker(
+                1,
+                i,
+                [DRAW, rule_win(Rule::PerpetualCheck), ILLEGAL][i as usize % 3],
+            );
         }
         cells.improve_win(1, 5, 301);
         let want: Vec<[u16; 2]> = (0..21)

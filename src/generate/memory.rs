@@ -73,7 +73,7 @@ impl PhaseMemory {
         });
         let cells = own.saturating_mul(2 * CELL_BYTES).saturating_add(own / 8);
         let solve = BASE_BYTES.saturating_add(cells).saturating_add(subs);
-        let (rule_bitmaps, rule_graph) = if rules != RuleSet::Plain && can_check(m) {
+        let (rule_bitmaps, rule_graph) = if can_offend(m, rules) {
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
             let ranks = (own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0) as u64;
             // The cells wait on disk through the whole pass: the draws' ranks and flags are
@@ -131,10 +131,18 @@ pub(super) fn run_budget(sets: &[Material], rules: RuleSet) -> u64 {
 }
 
 /// True if a side of `m` has a piece that can give check.
-fn can_check(m: Material) -> bool {
+/// True if some side of `m` has a piece the rules of `rules` can make an offender of: one
+/// that gives check, or under `asian` any piece besides the general (advisors and elephants
+/// chase too).
+fn can_offend(m: Material, rules: RuleSet) -> bool {
+    let offends = |r: Role| match rules {
+        RuleSet::Plain => false,
+        RuleSet::Check => r.is_attacker(),
+        RuleSet::Asian => r != Role::General,
+    };
     Role::ALL
         .iter()
-        .any(|&r| r.is_attacker() && Color::ALL.iter().any(|&c| m.count(c, r) > 0))
+        .any(|&r| offends(r) && Color::ALL.iter().any(|&c| m.count(c, r) > 0))
 }
 
 /// Memory the generator needs for a set at least (the rule pass by bitmaps), estimated

@@ -17,8 +17,9 @@
 //!    plies for the opponent), it is a loss one ply longer than its longest alternative
 //!    (n, or a capture's as looked up).
 //! 3. What is still undecided is a draw.
-//! 4. Under `asian`, the perpetual-check pass ([`perpetual`], [`perpetual_graph`]) turns some
-//!    draws into results by the rule.
+//! 4. The repetition rules turn some draws into results by the rule: under `check` the
+//!    perpetual-check pass ([`perpetual`], [`perpetual_graph`]), under `asian` the game of
+//!    checks and chases ([`parity`], run by [`perpetual`]).
 //! 5. The writer reads the cells block by block and turns them into WDL codes where they are.
 
 mod bits;
@@ -37,8 +38,8 @@ use crate::index::{MAX_MEN, MaterialIndex};
 use crate::material::Material;
 use crate::probe::{ProbeError, RuleSet, Tablebase};
 use crate::rules::{Color, Move, MoveList, Position, Role, Square};
-use crate::table::{self, SideStats, TableError, ValueSource};
-use crate::value::{STORED_ILLEGAL, Value};
+use crate::table::{self, RuleStats, SideStats, TableError, ValueSource};
+use crate::value::{Rule, STORED_ILLEGAL, Value};
 use bits::Bits;
 use captures::{Captures, SubTable};
 pub use cells::Cells;
@@ -186,7 +187,7 @@ pub struct GenOptions {
     pub progress: bool,
     /// Regenerate the named sets even if their files exist (sub-tables are reused).
     pub force: bool,
-    /// The perpetual-check pass to run under `asian`.
+    /// The perpetual-check pass to run under `check`.
     pub rule_pass: RulePass,
     /// Bytes the bitmap pass may let a set's peak reach for its kept levels and witnesses
     /// (0: the set's own peak so far). [`generate_all`] sets it to the least peak of the
@@ -398,6 +399,9 @@ fn work_list(
     let mut order: Vec<Material> = targets.iter().flat_map(|m| m.closure()).collect();
     crate::material::sort_dependency_order(&mut order);
     order.dedup();
+    for &m in &order {
+        set_aside_check_only_table(tb, m)?;
+    }
     // A run with distances makes again the tables it reads that have none.
     let lacks_distances =
         |m: Material| !wdl_only && tb.table(m).is_ok_and(|t| !t.holds_distances());
@@ -406,6 +410,23 @@ fn work_list(
         .map(|&m| !tb.has(m) || (force && wanted.contains(&m)) || lacks_distances(m))
         .collect();
     Ok((order, todo))
+}
+
+/// Moves `m`'s `asian` table aside if it was written before `asian` included the chase rule
+/// (it holds the perpetual-check rule alone): to its `check` name, which it is read under,
+/// unless a file has that name already, in which case the old one is removed. The run then
+/// makes the table again.
+fn set_aside_check_only_table(tb: &Tablebase, m: Material) -> Result<(), GenError> {
+    let Err(ProbeError::Table(TableError::CheckOnlyRules { path, .. })) = tb.table(m) else {
+        return Ok(());
+    };
+    let kept = path.with_file_name(table::file_name(&m.canonical().name(), table::CHECK_RULES));
+    let moved = if kept.exists() {
+        std::fs::remove_file(&path)
+    } else {
+        std::fs::rename(&path, &kept)
+    };
+    moved.map_err(|source| GenError::Dir { path, source })
 }
 
 /// Everything the passes share.
@@ -502,7 +523,7 @@ impl Solver<'_> {
                 Value::Loss(n) => best_win = Some(best_win.map_or(n + 1, |b: u16| b.min(n + 1))),
                 Value::Draw => can_draw = true,
                 Value::Win(n) => longest = longest.max(n),
-                Value::WinByRule | Value::LossByRule => unreachable!("read as draws"),
+                Value::WinByRule(_) | Value::LossByRule(_) => unreachable!("read as draws"),
             }
         }
         Ok(match best_win {
@@ -898,7 +919,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
 
     // 4. The perpetual-check rule.
     let spill = table::temporary_path(&tb.path_of(material), "cells");
-    if tb.rules() == RuleSet::Asian {
+    if tb.rules() == RuleSet::Check {
         let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
         let pass = Solver::choose_rule_pass(opts.rule_pass);
         match pass {
@@ -908,7 +929,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         };
         phases.rule_pass = Some(pass);
         bar.finish();
-    } else if tb.rules() == RuleSet::Chase {
+    } else if tb.rules() == RuleSet::Asian {
         let bar = Phase::new(opts.progress, &name, "check and chase rules", 0);
         solver.apply_repetition_rules(&spill, true)?;
         phases.rule_pass = Some(RulePass::Priorities);
@@ -946,6 +967,8 @@ pub fn side_stats(index: &MaterialIndex, values: &impl ValueSource, turn: Color)
         loss_at: Option<u64>,
         rule_win_at: Option<u64>,
         rule_loss_at: Option<u64>,
+        /// Per rule: wins, losses, a win's slot, a loss's slot.
+        by_rule: [(u64, u64, Option<u64>, Option<u64>); 3],
     }
     let acc = par_chunks(index.size())
         .map(|range| {
@@ -964,15 +987,21 @@ pub fn side_stats(index: &MaterialIndex, values: &impl ValueSource, turn: Color)
                 };
                 a.s.positions += weight;
                 match value {
-                    Value::WinByRule => {
+                    Value::WinByRule(rule) => {
                         a.s.win += weight;
                         a.s.rule_win += weight;
                         a.rule_win_at.get_or_insert(i);
+                        let by = &mut a.by_rule[rule.index()];
+                        by.0 += weight;
+                        by.2.get_or_insert(i);
                     }
-                    Value::LossByRule => {
+                    Value::LossByRule(rule) => {
                         a.s.loss += weight;
                         a.s.rule_loss += weight;
                         a.rule_loss_at.get_or_insert(i);
+                        let by = &mut a.by_rule[rule.index()];
+                        by.1 += weight;
+                        by.3.get_or_insert(i);
                     }
                     Value::Win(d) => {
                         a.s.win += weight;
@@ -1002,6 +1031,9 @@ pub fn side_stats(index: &MaterialIndex, values: &impl ValueSource, turn: Color)
             x.s.rule_loss += y.s.rule_loss;
             x.rule_win_at = x.rule_win_at.or(y.rule_win_at);
             x.rule_loss_at = x.rule_loss_at.or(y.rule_loss_at);
+            for (a, b) in x.by_rule.iter_mut().zip(y.by_rule) {
+                *a = (a.0 + b.0, a.1 + b.1, a.2.or(b.2), a.3.or(b.3));
+            }
             if y.win_at.is_some() && (x.win_at.is_none() || y.s.longest_win > x.s.longest_win) {
                 x.s.longest_win = y.s.longest_win;
                 x.win_at = y.win_at;
@@ -1018,6 +1050,16 @@ pub fn side_stats(index: &MaterialIndex, values: &impl ValueSource, turn: Color)
         longest_loss_fen: fen(acc.loss_at),
         rule_win_fen: fen(acc.rule_win_at),
         rule_loss_fen: fen(acc.rule_loss_at),
+        by_rule: Rule::ALL.map(|rule| {
+            let (win, loss, win_at, loss_at) = acc.by_rule[rule.index()];
+            RuleStats {
+                win,
+                loss,
+                win_fen: fen(win_at),
+                loss_fen: fen(loss_at),
+                ..RuleStats::none(rule)
+            }
+        }),
         ..acc.s
     }
 }

@@ -78,6 +78,57 @@ pub(crate) trait RuleGame: Sync {
     fn has_chases(&self) -> bool;
 }
 
+/// The game `G` with the opponent's checks taken as idle moves: the plays p wins in it are
+/// those the opponent loses by chasing (or by checks and chases where its chases alone
+/// offend), which tells a perpetual chase ([`crate::value::Rule::PerpetualChase`]) from a
+/// mix of checks and chases. Counting fewer of the opponent's moves as attacks only takes
+/// claims from p, so p wins a subset of what it wins in `G`.
+pub(crate) struct ChasesAlone<'g, G>(pub &'g G);
+
+impl<G: RuleGame> RuleGame for ChasesAlone<'_, G> {
+    fn id_bound(&self) -> u64 {
+        self.0.id_bound()
+    }
+
+    fn p_to_move(&self, v: u64) -> bool {
+        self.0.p_to_move(v)
+    }
+
+    fn exit(&self, v: u64) -> bool {
+        self.0.exit(v)
+    }
+
+    fn any_move(
+        &self,
+        v: u64,
+        mut f: impl FnMut(u64, bool, &dyn Fn() -> MoveAttack) -> bool,
+    ) -> bool {
+        if self.0.p_to_move(v) {
+            return self.0.any_move(v, f);
+        }
+        self.0.any_move(v, |u, check, attack| match check {
+            true => f(u, false, &|| MoveAttack::Idle),
+            false => f(u, false, attack),
+        })
+    }
+
+    fn check_predecessors(&self, v: u64, out: &mut Vec<u64>) {
+        // The moves into a p-to-move node are the opponent's: none counts as a check.
+        match self.0.p_to_move(v) {
+            true => out.clear(),
+            false => self.0.check_predecessors(v, out),
+        }
+    }
+
+    fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
+        self.0.predecessors(v, out);
+    }
+
+    fn has_chases(&self) -> bool {
+        self.0.has_chases()
+    }
+}
+
 /// The nodes p wins, as a bitmap over node ids, given nodes known to be won (`won`) and
 /// known not to be (`lost`): for example what the perpetual-check rule alone gives p, and
 /// gives the opponent (every play a side wins under it, it wins under the 棋例's rules too).

@@ -27,7 +27,7 @@ use super::parity::{self, RuleGame};
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::{MAX_MEN, MaterialIndex};
 use crate::rules::{Color, MoveAttack, Position, Role};
-use crate::value::Value;
+use crate::value::{Rule, Value};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -264,6 +264,43 @@ impl RuleGame for Draws<'_> {
     }
 }
 
+/// What p wins of `draws` by the repetition rules, and of that what the perpetual-check rule
+/// alone wins (chases taken as idle moves) and what p wins with the opponent's checks taken
+/// as idle moves ([`parity::ChasesAlone`]): the three sets that tell which [`Rule`] decides
+/// each result. Without chases (the perpetual-check rule alone) the first two are the same
+/// and the third is empty.
+fn rule_wins(draws: &Draws) -> [Bits; 3] {
+    let nodes = draws.ids.count();
+    if !draws.chases {
+        let won = parity::solve(draws, Bits::new(nodes), Bits::new(nodes));
+        let by_check = Bits::new(nodes);
+        by_check.copy_from(&won);
+        return [won, by_check, Bits::new(nodes)];
+    }
+    // What the perpetual-check rule alone gives p, by the faster solver, is won under the
+    // 棋例's rules too.
+    let by_check = Fixpoint::solve(draws, spend_for(draws, 0));
+    let known = Bits::new(nodes);
+    known.copy_from(&by_check);
+    let won = parity::solve(draws, known, Bits::new(nodes));
+    // Only the wins the perpetual-check rule leaves need a rule named: p wins nothing else
+    // with the opponent's checks taken as idle moves.
+    let by_chase = Bits::new(nodes);
+    let open = Bits::new(nodes);
+    open.assign_and_not(&won, &by_check);
+    if open.count() > 0 {
+        let lost = Bits::new(nodes);
+        lost.fill(nodes);
+        lost.and_not_from(&won);
+        by_chase.copy_from(&parity::solve(
+            &parity::ChasesAlone(draws),
+            Bits::new(nodes),
+            lost,
+        ));
+    }
+    [won, by_check, by_chase]
+}
+
 impl Solver<'_> {
     /// Applies the repetition rules by the five-priority game of [`parity`]: with `chases`
     /// the 棋例's (checks and chases), else the perpetual-check rule alone (the same results
@@ -288,17 +325,17 @@ impl Solver<'_> {
                 chases,
                 ..Draws::new(self, p, outcomes)?
             };
-            // What the perpetual-check rule alone gives p, by the faster solver, is won
-            // under the 棋例's rules too.
-            let nodes = draws.ids.count();
-            let known = if chases {
-                Fixpoint::solve(&draws, spend_for(&draws, 0))
-            } else {
-                Bits::new(nodes)
+            let [won, by_check, by_chase] = rule_wins(&draws);
+            let rule_of = |v| {
+                won.get(v)
+                    .then(|| match (by_check.get(v), by_chase.get(v)) {
+                        (true, _) => Rule::PerpetualCheck,
+                        (false, true) => Rule::PerpetualChase,
+                        (false, false) => Rule::Mixed,
+                    })
             };
-            let won = parity::solve(&draws, known, Bits::new(nodes));
-            self.mark_rule_results(p, spill, &draws.ids, |v| won.get(v), &mut counts)?;
-            drop((won, draws));
+            self.mark_rule_results(p, spill, &draws.ids, rule_of, &mut counts)?;
+            drop((won, by_check, by_chase, draws));
             self.restore_cells(spill)?;
         }
         Ok(counts)
@@ -360,29 +397,32 @@ impl Solver<'_> {
     }
 
     /// Stores the results of p's pass in the cells spilled to `spill` (they may be many:
-    /// KRNKR's rule decides a third of its draws): every node `won` names becomes a win by
-    /// the rule with p to move and a loss by it otherwise; adds them to `counts`.
+    /// KRNKR's rule decides a third of its draws): every node that `rule_of` gives a rule
+    /// becomes a win by that rule with p to move and a loss by it otherwise; adds them to
+    /// `counts`.
     pub(super) fn mark_rule_results(
         &self,
         p: Color,
         spill: &Path,
         ids: &DrawIndex,
-        won: impl Fn(u64) -> bool,
+        rule_of: impl Fn(u64) -> Option<Rule>,
         counts: &mut RuleCounts,
     ) -> Result<(), GenError> {
         for side in Color::ALL {
-            let slots = ids
+            let marker = match side == p {
+                true => cells::rule_win,
+                false => cells::rule_loss,
+            };
+            let marks = ids
                 .ids_of(side)
-                .filter(|&v| won(v))
-                .map(|v| ids.slot_of(v).1);
-            let (marker, count) = if side == p {
-                (cells::RULE_WIN, &mut counts[side.index()].0)
-            } else {
-                (cells::RULE_LOSS, &mut counts[side.index()].1)
+                .filter_map(|v| rule_of(v).map(|rule| (ids.slot_of(v).1, marker(rule))));
+            let count = match side == p {
+                true => &mut counts[side.index()].0,
+                false => &mut counts[side.index()].1,
             };
             *count += self
                 .cells
-                .mark_spilled(spill, side.index(), marker, slots)
+                .mark_spilled(spill, side.index(), marks)
                 .map_err(|source| GenError::Spill {
                     path: spill.to_path_buf(),
                     source,
@@ -428,7 +468,8 @@ impl Solver<'_> {
                     })?;
             let draws = Draws::new(self, p, outcomes)?;
             let won = Fixpoint::solve(&draws, spend_for(&draws, budget));
-            self.mark_rule_results(p, spill, &draws.ids, |v| won.get(v), &mut counts)?;
+            let rule_of = |v| won.get(v).then_some(Rule::PerpetualCheck);
+            self.mark_rule_results(p, spill, &draws.ids, rule_of, &mut counts)?;
             drop((won, draws));
             self.restore_cells(spill)?;
         }

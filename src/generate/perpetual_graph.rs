@@ -18,6 +18,7 @@ use super::perpetual::RuleCounts;
 use super::{GenError, Neighbours, Solver, par_chunks};
 use crate::index::MAX_MEN;
 use crate::rules::Color;
+use crate::value::Rule;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 
@@ -385,8 +386,8 @@ impl Solver<'_> {
             self.spill_cells(spill)?;
             let pass = Pass { graph };
             pass.run();
-            let won = |v: u64| pass.flags(v as u32) & X != 0;
-            self.mark_rule_results(p, spill, &ranks, won, &mut counts)?;
+            let rule_of = |v: u64| (pass.flags(v as u32) & X != 0).then_some(Rule::PerpetualCheck);
+            self.mark_rule_results(p, spill, &ranks, rule_of, &mut counts)?;
             drop(pass);
             self.restore_cells(spill)?;
         }

@@ -20,6 +20,12 @@ const SOLVE_SECONDS_PER_SLOT: f64 = 1.05e-6;
 /// plan then says 340 s for the whole set, which took 362 s); earlier KRNKRAB 1.81e-6 (1,667
 /// s, before the first round read the draws' flags: not measured since).
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
+/// Seconds per slot of the `asian` rule pass (the five-priority game of checks and chases,
+/// after the perpetual-check fixpoint that seeds it), over the 153 smallest sets up to 5 men
+/// (4.4e8 slots, 3,146 s of rule pass; session 28, on a machine shared with a xiangqitb run
+/// and builds). Its spread is wide: from 2e-8 (no chase to solve) to 8.4e-5 (KCCKN 1,360 s,
+/// KCPKN 1,432 s), so a set's estimate can be far off while a run's total is about right.
+const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 7.1e-6;
 /// Bytes on disk per slot, measured over every set up to 5 men (0.228 with DTM as halves,
 /// format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30, KRCKR 0.17).
 pub(super) const DISK_BYTES_PER_SLOT: f64 = 0.23;
@@ -138,9 +144,13 @@ fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
     let slots = MaterialIndex::new(m).size();
     let memory = PhaseMemory::of(m, rules);
     let peak_bytes = memory.least_peak();
-    // The pass `auto` picks: the bitmaps.
-    let rule_pass = (memory.rule_graph > 0).then_some("bitmaps");
-    let rule_rate = rule_pass.map_or(0.0, |_| BITMAP_RULE_SECONDS_PER_SLOT);
+    // The pass each rule set runs: under `check` the one `auto` picks, the bitmaps; under
+    // `asian` the five-priority game.
+    let (rule_pass, rule_rate) = match rules {
+        _ if memory.rule_graph == 0 => (None, 0.0),
+        RuleSet::Asian => (Some("priorities"), PRIORITY_RULE_SECONDS_PER_SLOT),
+        _ => (Some("bitmaps"), BITMAP_RULE_SECONDS_PER_SLOT),
+    };
     let scale = MEASURED_THREADS / threads.max(1) as f64;
     SetPlan {
         material: m.name(),

@@ -1,8 +1,8 @@
 //! `line`: the line of best play and how it ends.
 
 use crate::probe::{ProbeError, Tablebase, repetition_start};
-use crate::rules::Position;
-use crate::value::Value;
+use crate::rules::{Move, MoveAttack, Position};
+use crate::value::{Rule, Value};
 use serde::Serialize;
 
 /// How a line of best play ends.
@@ -13,7 +13,7 @@ pub enum LineEnd {
     Checkmate,
     /// The side to move at the end has no legal move and is not in check (困毙, a loss).
     Stalemate,
-    /// A position repeats: the value is decided by the perpetual-check rule.
+    /// A position repeats: the value is decided by a repetition rule.
     Repetition,
     /// Neither side can force anything: no line is shown.
     Draw,
@@ -30,6 +30,9 @@ pub struct Repetition {
     /// perpetual check the rule forbids); false if this line does not show it (the tables
     /// store no plan for a win by the rule, only its value).
     pub offender_checks_every_move: bool,
+    /// True if every one of the offender's moves in the cycle checks or chases (what the
+    /// `asian` rules forbid: see each move's `attack`).
+    pub offender_attacks_every_move: bool,
 }
 
 /// One move of the line.
@@ -46,6 +49,41 @@ pub struct LineMove {
     pub side: &'static str,
     /// The move gives check.
     pub check: bool,
+    /// What the move does for the repetition rules: `check`, `chase` (a piece's newly
+    /// threatened capture that wins material), `pawn-chase` (a pawn's: idle unless both sides
+    /// attack forever), `idle`, or `capture`.
+    pub attack: &'static str,
+    /// The captures a chase newly threatens, as ICCS moves (`e3d3`: the piece on e3 takes the
+    /// one on d3).
+    pub chases: Vec<String>,
+}
+
+impl LineMove {
+    /// Move `mv` of the side to move in `p`.
+    fn new(p: &Position, mv: Move) -> LineMove {
+        let after = p.after(mv);
+        let (attack, chases) = if p.is_capture(mv) {
+            (if after.in_check() { "check" } else { "capture" }, vec![])
+        } else {
+            let attack = match p.move_attack(mv) {
+                MoveAttack::Check => "check",
+                MoveAttack::Chase => "chase",
+                MoveAttack::PawnChase => "pawn-chase",
+                MoveAttack::Idle => "idle",
+            };
+            let chases = p.chases_of(mv).iter().map(|c| c.capture.iccs()).collect();
+            (attack, chases)
+        };
+        LineMove {
+            iccs: mv.iccs(),
+            wxf: p.move_to_wxf(mv),
+            chinese: p.move_to_chinese(mv),
+            side: p.turn().name(),
+            check: after.in_check(),
+            attack,
+            chases,
+        }
+    }
 }
 
 /// The line of best play from a position (`canju line --json`).
@@ -84,15 +122,8 @@ pub fn line_report(tb: &Tablebase, pos: &Position) -> Result<LineReport, ProbeEr
     let mut p = pos.clone();
     let mut line = Vec::with_capacity(moves.len());
     for &mv in &moves {
-        let after = p.after(mv);
-        line.push(LineMove {
-            iccs: mv.iccs(),
-            wxf: p.move_to_wxf(mv),
-            chinese: p.move_to_chinese(mv),
-            side: p.turn().name(),
-            check: after.in_check(),
-        });
-        p = after;
+        line.push(LineMove::new(&p, mv));
+        p.make(mv);
     }
     let repetition = if value.is_by_rule() {
         repetition_start(pos, &moves).map(|from_ply| cycle(pos, value, &line, from_ply))
@@ -114,7 +145,7 @@ pub fn line_report(tb: &Tablebase, pos: &Position) -> Result<LineReport, ProbeEr
         wdl: value.wdl_name(),
         category: value.category(),
         dtm: value.signed_dtm(),
-        rule: value.rule(tb.rules()),
+        rule: value.rule().map(Rule::label),
         line,
         final_fen: p.fen(),
         end,
@@ -124,18 +155,20 @@ pub fn line_report(tb: &Tablebase, pos: &Position) -> Result<LineReport, ProbeEr
 
 /// The cycle of a rule-decided line that repeats from ply `from_ply`.
 fn cycle(start: &Position, value: Value, line: &[LineMove], from_ply: usize) -> Repetition {
-    let offender = if value == Value::LossByRule {
+    let offender = if matches!(value, Value::LossByRule(_)) {
         start.turn()
     } else {
         start.turn().opponent()
     };
-    let offender_checks_every_move = line[from_ply..]
-        .iter()
-        .filter(|m| m.side == offender.name())
-        .all(|m| m.check);
+    let offenders = || {
+        line[from_ply..]
+            .iter()
+            .filter(|m| m.side == offender.name())
+    };
     Repetition {
         from_ply,
         offender: offender.name(),
-        offender_checks_every_move,
+        offender_checks_every_move: offenders().all(|m| m.check),
+        offender_attacks_every_move: offenders().all(|m| matches!(m.attack, "check" | "chase")),
     }
 }

@@ -5,8 +5,9 @@
 //! side to move there (lichess's convention): a winning move shows `loss`.
 
 use crate::material::Material;
-use crate::probe::{ProbeError, Results, RuleSet, Tablebase};
+use crate::probe::{ProbeError, Results, Tablebase};
 use crate::rules::{Move, Position};
+use crate::value::Rule;
 use crate::value::{Standing, Value};
 use serde::Serialize;
 
@@ -71,7 +72,7 @@ pub struct LookupMove {
 }
 
 impl LookupMove {
-    fn new(pos: &Position, mv: Move, after_value: impl Standing, rules: RuleSet) -> LookupMove {
+    fn new(pos: &Position, mv: Move, after_value: impl Standing) -> LookupMove {
         let after = pos.after(mv);
         LookupMove {
             uci: mv.iccs(),
@@ -83,7 +84,7 @@ impl LookupMove {
             category: after_value.category(),
             dtm: after_value.signed_dtm(),
             moves_to_mate: moves_to_mate(after_value.signed_dtm()),
-            rule: after_value.rule(rules),
+            rule: after_value.rule().map(Rule::label),
         }
     }
 }
@@ -121,10 +122,10 @@ fn lookup_of<S: Standing>(
         moves_to_mate: moves_to_mate(value.signed_dtm()),
         checkmate: no_move && pos.in_check(),
         stalemate: no_move && !pos.in_check(),
-        rule: value.rule(tb.rules()),
+        rule: value.rule().map(Rule::label),
         moves: moves
             .into_iter()
-            .map(|(mv, v)| LookupMove::new(pos, mv, v.child(), tb.rules()))
+            .map(|(mv, v)| LookupMove::new(pos, mv, v.child()))
             .collect(),
     }
 }
@@ -192,7 +193,7 @@ pub fn mainline_report(tb: &Tablebase, pos: &Position) -> Result<MainlineReport,
     };
     let end = match value {
         Value::Draw => None,
-        v if v.is_by_rule() => v.rule(tb.rules()),
+        v if v.is_by_rule() => v.rule().map(Rule::label),
         _ if p.in_check() => Some("checkmate"),
         _ => Some("stalemate"),
     };

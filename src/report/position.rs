@@ -1,8 +1,9 @@
 //! `probe`: a position's value with every legal move's.
 
 use crate::material::Material;
-use crate::probe::{ProbeError, Results, RuleSet, Tablebase};
+use crate::probe::{ProbeError, Results, Tablebase};
 use crate::rules::{Move, Position};
+use crate::value::Rule;
 use crate::value::Standing;
 use serde::Serialize;
 
@@ -60,7 +61,7 @@ pub struct MoveReport {
 
 impl MoveReport {
     /// The report of `mv` from `pos`, whose value or outcome for the mover is `value`.
-    pub fn new(pos: &Position, mv: Move, value: impl Standing, rules: RuleSet) -> MoveReport {
+    pub fn new(pos: &Position, mv: Move, value: impl Standing) -> MoveReport {
         MoveReport {
             iccs: mv.iccs(),
             wxf: pos.move_to_wxf(mv),
@@ -68,7 +69,7 @@ impl MoveReport {
             wdl: value.wdl_name(),
             category: value.category(),
             dtm: value.signed_dtm(),
-            rule: value.rule(rules),
+            rule: value.rule().map(Rule::label),
         }
     }
 }
@@ -106,14 +107,14 @@ fn report_of<S: Standing>(
         wdl: value.wdl_name(),
         category: value.category(),
         dtm: value.signed_dtm(),
-        rule: value.rule(tb.rules()),
+        rule: value.rule().map(Rule::label),
         distances,
         checkmate: no_move && pos.in_check(),
         stalemate: no_move && !pos.in_check(),
         best_move: moves.first().map(|(mv, _)| mv.iccs()),
         moves: moves
             .iter()
-            .map(|&(mv, v)| MoveReport::new(pos, mv, v, tb.rules()))
+            .map(|&(mv, v)| MoveReport::new(pos, mv, v))
             .collect(),
     }
 }

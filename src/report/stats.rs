@@ -52,19 +52,23 @@ pub fn stats_report(tb: &Tablebase, m: Material) -> Result<StatsReport, ProbeErr
 
 /// Swaps the colours of a side's example positions.
 fn swap_example_colours(s: &mut SideStats) {
-    for fen in [
+    let mut fens = vec![
         &mut s.longest_win_fen,
         &mut s.longest_loss_fen,
         &mut s.rule_win_fen,
         &mut s.rule_loss_fen,
-    ] {
+    ];
+    for r in s.by_rule.iter_mut() {
+        fens.extend([&mut r.win_fen, &mut r.loss_fen]);
+    }
+    for fen in fens {
         if let Some(f) = fen.as_ref() {
             *fen = Position::from_fen(f).ok().map(|p| p.color_swapped().fen());
         }
     }
 }
 
-/// Every legal position of `table` whose value the perpetual-check rule decided, one of each
+/// Every legal position of `table` whose value a repetition rule decided, one of each
 /// mirror pair, in the colouring of `m`, with its value, to `each`.
 ///
 /// # Errors

@@ -5,7 +5,7 @@
 use super::{Failure, HTML, Response, Service, query_value};
 use crate::display::piece_char;
 use crate::material::Material;
-use crate::probe::{Results, RuleSet};
+use crate::probe::Results;
 use crate::report::stats_report;
 use crate::rules::{Color, Move, Notation, Position, Square};
 use crate::theory::Catalogue;
@@ -114,13 +114,13 @@ fn body(service: &Service, view: &View) -> Result<String, Failure> {
     let (class, verdict, moves, line) = match tb.results(pos)? {
         Results::Values(value, moves) => (
             value.wdl_name(),
-            verdicts(pos, value, tb.rules()),
+            verdicts(pos, value),
             move_texts(&moves),
             tb.principal_variation(pos)?,
         ),
         Results::Outcomes(outcome, moves) => (
             outcome.wdl_name(),
-            outcome_verdict(pos, outcome, tb.rules()),
+            outcome_verdict(pos, outcome),
             move_texts(&moves),
             vec![],
         ),
@@ -149,7 +149,7 @@ fn body(service: &Service, view: &View) -> Result<String, Failure> {
 }
 
 /// The verdict in Chinese and English from a table without distances.
-fn outcome_verdict(pos: &Position, o: Outcome, rules: RuleSet) -> [String; 2] {
+fn outcome_verdict(pos: &Position, o: Outcome) -> [String; 2] {
     let (me, other) = (pos.turn(), pos.turn().opponent());
     let name = |c: Color| if c == Color::Red { "红方" } else { "黑方" };
     let note = "no distance to mate: the tables hold win/draw/loss only (`canju gen --wdl-only`)";
@@ -162,9 +162,9 @@ fn outcome_verdict(pos: &Position, o: Outcome, rules: RuleSet) -> [String; 2] {
             format!("{}胜 (表中无步数)", name(other)),
             format!("{other} wins; {note}"),
         ],
-        Outcome::WinByRule => verdicts(pos, Value::WinByRule, rules),
-        Outcome::LossByRule => verdicts(pos, Value::LossByRule, rules),
-        Outcome::Draw => verdicts(pos, Value::Draw, rules),
+        Outcome::WinByRule(r) => verdicts(pos, Value::WinByRule(r)),
+        Outcome::LossByRule(r) => verdicts(pos, Value::LossByRule(r)),
+        Outcome::Draw => verdicts(pos, Value::Draw),
     }
 }
 
@@ -177,8 +177,8 @@ fn move_texts<S: Standing>(moves: &[(Move, S)]) -> Vec<(Move, &'static str, Stri
 }
 
 /// The verdict of a value in Chinese and English.
-fn verdicts(pos: &Position, v: Value, rules: RuleSet) -> [String; 2] {
-    [chinese_verdict(pos, v), english_verdict(pos, v, rules)]
+fn verdicts(pos: &Position, v: Value) -> [String; 2] {
+    [chinese_verdict(pos, v), english_verdict(pos, v)]
 }
 
 /// 红方胜 7回合 (13步) and its kin.
@@ -190,25 +190,30 @@ fn chinese_verdict(pos: &Position, v: Value) -> String {
         Value::Loss(0) if pos.in_check() => format!("{me}被将死, {other}胜"),
         Value::Loss(0) => format!("{me}困毙, {other}胜"),
         Value::Loss(n) => format!("{other}胜 {}回合 ({n}步)", n.div_ceil(2)),
-        Value::WinByRule => format!("{me}胜: {other}只能长将, 长将判负"),
-        Value::LossByRule => format!("{other}胜: {me}只能长将, 长将判负"),
+        Value::WinByRule(r) => format!("{me}胜: {other}只能{0}, {0}判负", r.chinese()),
+        Value::LossByRule(r) => format!("{other}胜: {me}只能{0}, {0}判负", r.chinese()),
         Value::Draw => "和棋".to_string(),
     }
 }
 
 /// "red wins, mate in 13 plies" and its kin.
-fn english_verdict(pos: &Position, v: Value, rules: RuleSet) -> String {
-    let (rule, play) = (rules.rule_words(), rules.forbidden_play());
+fn english_verdict(pos: &Position, v: Value) -> String {
     let (me, other) = (pos.turn(), pos.turn().opponent());
     match v {
         Value::Win(n) => format!("{me} wins, mate in {n} plies"),
         Value::Loss(0) if pos.in_check() => format!("{me} is checkmated: {other} wins"),
         Value::Loss(0) => format!("{me} has no legal move (stalemate, 困毙): {other} wins"),
         Value::Loss(n) => format!("{other} wins, mate in {n} plies"),
-        Value::WinByRule => format!("{me} wins by {rule}: {other} can hold only by {play} forever"),
-        Value::LossByRule => {
-            format!("{other} wins by {rule}: {me} can hold only by {play} forever")
-        }
+        Value::WinByRule(r) => format!(
+            "{me} wins by {}: {other} can hold only by {} forever",
+            r.words(),
+            r.forbidden_play()
+        ),
+        Value::LossByRule(r) => format!(
+            "{other} wins by {}: {me} can hold only by {} forever",
+            r.words(),
+            r.forbidden_play()
+        ),
         Value::Draw => "draw".to_string(),
     }
 }

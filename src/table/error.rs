@@ -73,6 +73,24 @@ pub enum TableError {
         crate::probe::gen_flags(.0)
     )]
     NoDistances(PathBuf),
+    /// An `asian` table written before `asian` included the chase rule (format 7 or
+    /// earlier): it holds the perpetual-check rule alone, and is read only as `check`.
+    #[error(
+        "{}: written by format {version}, when `asian` was the perpetual-check rule alone; \
+         today's asian also forbids perpetual chase. `canju gen {}{} --force` makes it again \
+         (a run that needs it as a sub-table does that itself, keeping the old file as \
+         {}), or `canju repack` renames it to that name for `--rules check`",
+        .path.display(),
+        super::name_parts(.path).0,
+        crate::probe::gen_flags(.path),
+        super::file_name(&super::name_parts(.path).0, super::format::CHECK_RULES)
+    )]
+    CheckOnlyRules {
+        /// The file.
+        path: PathBuf,
+        /// Its format version.
+        version: u32,
+    },
 }
 
 pub(super) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
@@ -90,7 +108,8 @@ impl TableError {
             | TableError::CorruptHeader { path, .. }
             | TableError::TrailingBytes { path, .. }
             | TableError::Version { path, .. }
-            | TableError::WrongTable { path, .. } => path,
+            | TableError::WrongTable { path, .. }
+            | TableError::CheckOnlyRules { path, .. } => path,
             TableError::BadMagic(path)
             | TableError::Truncated(path)
             | TableError::CorruptPayload(path)

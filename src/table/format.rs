@@ -2,7 +2,10 @@
 //! read), the one-byte DTM form, and the checks a header must pass before anything else is read.
 
 use super::*;
-use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
+use crate::value::{
+    MAX_DISTANCE, Rule, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN,
+    rule_of_stored, stored_rule_loss, stored_rule_win,
+};
 use bincode::{Decode, Encode};
 use serde::Serialize;
 use std::path::Path;
@@ -11,14 +14,24 @@ use xxhash_rust::xxh3::xxh3_64;
 /// First bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// Version of the file layout written; readers accept it and [`OLDEST_READABLE_VERSION`].
-pub const FORMAT_VERSION: u32 = 7;
+///
+/// Format 8 has format 7's layout; what changed is the meaning of the rule set `asian`,
+/// which from format 8 is the 棋例's rules against perpetual check and perpetual chase.
+/// Before it, `asian` was the perpetual-check rule alone, so an older header's `asian` is
+/// read as [`CHECK_RULES`] and such a file is never taken for today's `asian`.
+pub const FORMAT_VERSION: u32 = 8;
 /// Oldest layout still read (3: WDL in zstd frames, no dictionaries; 4: with dictionaries;
 /// 5: WDL blocks of one stream and any size, payload right after the header; 6: the DTM
-/// section always present, WDL codes 0 to 2).
+/// section always present, WDL codes 0 to 2; 7: DTM as halves, `--wdl-only`).
 pub const OLDEST_READABLE_VERSION: u32 = 3;
 /// From format 6 the payload starts at a multiple of this many bytes from the file's start, so
 /// every WDL block is one cache line of the memory map.
 pub const PAYLOAD_ALIGN: usize = 64;
+/// The rule-set name an `asian` table of format 7 or earlier is read under: the
+/// perpetual-check rule alone, today's `check`.
+pub const CHECK_RULES: &str = "check";
+/// The first format whose `asian` includes the chase rule.
+pub const CHASE_RULE_VERSION: u32 = 8;
 /// Version of the position <-> index scheme (crate::index).
 pub const INDEX_VERSION: u32 = 1;
 /// Positions per DTM block (2 KiB before compression when distances fit in a byte).
@@ -59,6 +72,83 @@ pub struct SideStats {
     pub rule_win_fen: Option<String>,
     /// One position lost by the rule.
     pub rule_loss_fen: Option<String>,
+    /// The results by the rule per [`Rule`], in the order of [`Rule::ALL`] (their sums are
+    /// `rule_win` and `rule_loss`).
+    pub by_rule: [RuleStats; 3],
+}
+
+/// The results one repetition rule decided, for one side to move.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Encode, Decode, Serialize)]
+pub struct RuleStats {
+    /// The rule's label ([`Rule::label`]).
+    pub rule: String,
+    /// Positions the side to move wins by it.
+    pub win: u64,
+    /// Positions the side to move loses by it.
+    pub loss: u64,
+    /// One position won by it.
+    pub win_fen: Option<String>,
+    /// One position lost by it.
+    pub loss_fen: Option<String>,
+}
+
+impl RuleStats {
+    /// No results by `rule`.
+    pub fn none(rule: Rule) -> RuleStats {
+        RuleStats {
+            rule: rule.label().to_string(),
+            ..RuleStats::default()
+        }
+    }
+}
+
+/// [`SideStats`] as formats 3 to 7 stored them: without the counts per rule.
+#[derive(Decode)]
+pub(super) struct SideStatsV7 {
+    positions: u64,
+    win: u64,
+    draw: u64,
+    loss: u64,
+    longest_win: u16,
+    longest_win_fen: Option<String>,
+    longest_loss: u16,
+    longest_loss_fen: Option<String>,
+    rule_win: u64,
+    rule_loss: u64,
+    rule_win_fen: Option<String>,
+    rule_loss_fen: Option<String>,
+}
+
+impl From<SideStatsV7> for SideStats {
+    /// Before format 8 every result by the rule was the perpetual-check rule's.
+    fn from(s: SideStatsV7) -> Self {
+        let check = RuleStats {
+            win: s.rule_win,
+            loss: s.rule_loss,
+            win_fen: s.rule_win_fen.clone(),
+            loss_fen: s.rule_loss_fen.clone(),
+            ..RuleStats::none(Rule::PerpetualCheck)
+        };
+        SideStats {
+            positions: s.positions,
+            win: s.win,
+            draw: s.draw,
+            loss: s.loss,
+            longest_win: s.longest_win,
+            longest_win_fen: s.longest_win_fen,
+            longest_loss: s.longest_loss,
+            longest_loss_fen: s.longest_loss_fen,
+            rule_win: s.rule_win,
+            rule_loss: s.rule_loss,
+            rule_win_fen: s.rule_win_fen,
+            rule_loss_fen: s.rule_loss_fen,
+            by_rule: [
+                check,
+                RuleStats::none(Rule::PerpetualChase),
+                RuleStats::none(Rule::Mixed),
+            ],
+        }
+    }
 }
 
 /// Where one section's blocks lie.
@@ -205,7 +295,7 @@ pub(super) struct OldHeader<S> {
     slots: u64,
     wdl: S,
     dtm: S,
-    stats: [SideStats; 2],
+    stats: [SideStatsV7; 2],
 }
 
 impl<S: Into<Section>> From<OldHeader<S>> for Header {
@@ -218,7 +308,36 @@ impl<S: Into<Section>> From<OldHeader<S>> for Header {
             slots: h.slots,
             wdl: h.wdl.into(),
             dtm: Some(h.dtm.into()),
-            stats: h.stats,
+            stats: h.stats.map(SideStats::from),
+        }
+    }
+}
+
+/// A header as version 7 stored it: today's fields, with statistics without the counts per
+/// rule.
+#[derive(Decode)]
+pub(super) struct HeaderV7 {
+    format_version: u32,
+    rules: String,
+    material: String,
+    index_version: u32,
+    slots: u64,
+    wdl: Section,
+    dtm: Option<Section>,
+    stats: [SideStatsV7; 2],
+}
+
+impl From<HeaderV7> for Header {
+    fn from(h: HeaderV7) -> Self {
+        Header {
+            format_version: h.format_version,
+            rules: h.rules,
+            material: h.material,
+            index_version: h.index_version,
+            slots: h.slots,
+            wdl: h.wdl,
+            dtm: h.dtm,
+            stats: h.stats.map(SideStats::from),
         }
     }
 }
@@ -265,10 +384,29 @@ pub const WDL_LOSS: u8 = 0;
 pub const WDL_DRAW: u8 = 1;
 /// WDL code of a win (a win by the rule too, in a table with distances).
 pub const WDL_WIN: u8 = 2;
-/// WDL code of a loss by the perpetual-check rule, in a table without distances.
+/// WDL code of a loss by the perpetual-check rule, in a table without distances; the other
+/// rules' losses are 5 and 7 ([`wdl_rule_code`]).
 pub const WDL_RULE_LOSS: u8 = 3;
-/// WDL code of a win by the perpetual-check rule, in a table without distances.
+/// WDL code of a win by the perpetual-check rule, in a table without distances; the other
+/// rules' wins are 6 and 8.
 pub const WDL_RULE_WIN: u8 = 4;
+/// The largest WDL code.
+pub const WDL_LARGEST_CODE: u8 = 8;
+
+/// The WDL code of a result by `rule` in a table without distances: 3 + 2 * rule + win.
+pub const fn wdl_rule_code(win: bool, rule: Rule) -> u8 {
+    WDL_RULE_LOSS + 2 * rule as u8 + win as u8
+}
+
+/// For a WDL code of a result by the rule (3 to 8), whether it is a win and by which rule.
+pub fn rule_of_wdl_code(code: u8) -> Option<(bool, Rule)> {
+    (WDL_RULE_LOSS..=WDL_LARGEST_CODE).contains(&code).then(|| {
+        (
+            (code - WDL_RULE_LOSS) % 2 == 1,
+            Rule::ALL[usize::from(code - WDL_RULE_LOSS) / 2],
+        )
+    })
+}
 
 /// One-byte DTM form: distances below 0xFD as they are, then rule loss, rule win, draw.
 #[inline]
@@ -297,29 +435,42 @@ pub(super) fn dtm_from_byte(b: u8) -> u16 {
 pub(super) fn half_of(v: u16, value_bytes: u8) -> Option<u16> {
     match v {
         STORED_DRAW | STORED_ILLEGAL => None,
-        STORED_RULE_WIN | STORED_RULE_LOSS => Some(rule_half(value_bytes)),
+        v if rule_of_stored(v).is_some() => {
+            rule_of_stored(v).map(|(_, rule)| rule_half(value_bytes, rule))
+        }
         n if n % 2 == 1 => Some(n.div_ceil(2)),
         n => Some(n / 2),
     }
 }
 
-/// The half that marks a result by the rule: the largest value of the width.
+/// The half that marks a result by `rule`: the largest value of the width for the
+/// perpetual-check rule, one less for perpetual chase, two less for mixed attacks.
 #[inline]
-pub(super) fn rule_half(value_bytes: u8) -> u16 {
-    if value_bytes == 1 { 0xFF } else { 0xFFFF }
+pub(super) fn rule_half(value_bytes: u8, rule: Rule) -> u16 {
+    let top: u16 = if value_bytes == 1 { 0xFF } else { 0xFFFF };
+    top - rule as u16
+}
+
+/// The largest half of a distance in a section of `value_bytes` bytes a value whose rule
+/// marks are [`rule_half`]'s (format 8 on).
+pub(super) const fn largest_distance_half(value_bytes: u8) -> u16 {
+    if value_bytes == 1 { 0xFC } else { 0xFFFC }
 }
 
 /// The stored value of a slot whose half is `h` and whose WDL code is `code` (for a corrupted
-/// half, the unused-slot marker, which every reader refuses).
+/// half, the unused-slot marker, which every reader refuses). With `kinds` (format 8 on) the
+/// three largest halves mark results by each [`Rule`]; before, only the largest, by the
+/// perpetual-check rule.
 #[inline]
-pub(super) fn stored_of_half(h: u16, code: u8, value_bytes: u8) -> u16 {
-    let rule = h == rule_half(value_bytes);
-    match code {
-        WDL_DRAW => STORED_DRAW,
-        WDL_WIN if rule => STORED_RULE_WIN,
-        WDL_LOSS if rule => STORED_RULE_LOSS,
-        WDL_WIN => distance_or_illegal((2 * u32::from(h)).checked_sub(1)),
-        WDL_LOSS => distance_or_illegal(Some(2 * u32::from(h))),
+pub(super) fn stored_of_half(h: u16, code: u8, value_bytes: u8, kinds: bool) -> u16 {
+    let rules: &[Rule] = if kinds { &Rule::ALL } else { &Rule::ALL[..1] };
+    let rule = rules.iter().find(|&&r| h == rule_half(value_bytes, r));
+    match (code, rule) {
+        (WDL_DRAW, _) => STORED_DRAW,
+        (WDL_WIN, Some(&r)) => stored_rule_win(r),
+        (WDL_LOSS, Some(&r)) => stored_rule_loss(r),
+        (WDL_WIN, None) => distance_or_illegal((2 * u32::from(h)).checked_sub(1)),
+        (WDL_LOSS, None) => distance_or_illegal(Some(2 * u32::from(h))),
         _ => STORED_ILLEGAL,
     }
 }
@@ -425,6 +576,7 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         4 => decode::<OldHeader<SectionV4>>(head),
         5 => decode::<OldHeader<SectionV5>>(head),
         6 => decode::<OldHeader<Section>>(head),
+        7 => decode::<HeaderV7>(head),
         FORMAT_VERSION => decode::<Header>(head),
         _ => {
             return Err(TableError::Version {
@@ -434,10 +586,13 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
             });
         }
     };
-    let (header, used) = decoded.ok_or_else(|| TableError::CorruptHeader {
+    let (mut header, used) = decoded.ok_or_else(|| TableError::CorruptHeader {
         path: path.into(),
         check: "it does not decode",
     })?;
+    if version < CHASE_RULE_VERSION && header.rules == "asian" {
+        header.rules = CHECK_RULES.into();
+    }
     if used != head.len() {
         return Err(TableError::CorruptHeader {
             path: path.into(),
@@ -512,32 +667,60 @@ mod tests {
     /// code, in both widths where it fits them.
     #[test]
     fn halves_round_trip_with_the_wdl_code() {
-        let values = (0..=MAX_DISTANCE).chain([STORED_DRAW, STORED_RULE_WIN, STORED_RULE_LOSS]);
+        let rules = Rule::ALL
+            .iter()
+            .flat_map(|&r| [stored_rule_win(r), stored_rule_loss(r)]);
+        let values = (0..=MAX_DISTANCE).chain([STORED_DRAW]).chain(rules);
         for v in values {
             for width in [1u8, 2] {
-                if width == 1 && v <= MAX_DISTANCE && v.div_ceil(2) >= 0xFF {
+                if v <= MAX_DISTANCE && v.div_ceil(2) > largest_distance_half(width) {
                     continue;
                 }
                 let code = wdl_code(v);
                 let h = half_of(v, width).unwrap_or(0);
-                assert_eq!(stored_of_half(h, code, width), v, "{v:#x} in {width} bytes");
+                assert_eq!(
+                    stored_of_half(h, code, width, true),
+                    v,
+                    "{v:#x} in {width} bytes"
+                );
             }
         }
         assert_eq!(half_of(STORED_ILLEGAL, 1), None);
         assert_eq!(half_of(STORED_DRAW, 2), None);
+        // Before format 8 only the largest half marks a rule result; the next ones are
+        // distances.
+        assert_eq!(stored_of_half(0xFF, WDL_WIN, 1, false), STORED_RULE_WIN);
+        assert_eq!(stored_of_half(0xFE, WDL_WIN, 1, false), 0x1FB);
+        assert_eq!(
+            stored_of_half(0xFE, WDL_LOSS, 1, true),
+            stored_rule_loss(Rule::PerpetualChase)
+        );
     }
 
     /// A corrupted half or code reads as the unused-slot marker, never a panic.
     #[test]
     fn corrupted_halves_read_as_no_value() {
-        assert_eq!(stored_of_half(0, WDL_WIN, 1), STORED_ILLEGAL);
-        assert_eq!(stored_of_half(0xFFFE, WDL_LOSS, 2), STORED_ILLEGAL);
-        assert_eq!(stored_of_half(0x4001, WDL_WIN, 2), STORED_ILLEGAL);
-        assert_eq!(stored_of_half(3, 7, 1), STORED_ILLEGAL);
+        assert_eq!(stored_of_half(0, WDL_WIN, 1, true), STORED_ILLEGAL);
+        assert_eq!(stored_of_half(0xFFFE, WDL_LOSS, 2, false), STORED_ILLEGAL);
+        assert_eq!(stored_of_half(0x4001, WDL_WIN, 2, true), STORED_ILLEGAL);
+        assert_eq!(stored_of_half(3, 7, 1, true), STORED_ILLEGAL);
         for h in 0..=0xFFFF {
-            for code in 0..6 {
-                let _ = stored_of_half(h, code, 2);
+            for code in 0..=WDL_LARGEST_CODE + 1 {
+                let _ = stored_of_half(h, code, 2, h % 2 == 0);
             }
         }
+    }
+
+    #[test]
+    fn rule_codes_round_trip() {
+        for r in Rule::ALL {
+            for win in [false, true] {
+                assert_eq!(rule_of_wdl_code(wdl_rule_code(win, r)), Some((win, r)));
+            }
+        }
+        assert_eq!(wdl_rule_code(true, Rule::PerpetualCheck), WDL_RULE_WIN);
+        assert_eq!(wdl_rule_code(false, Rule::PerpetualCheck), WDL_RULE_LOSS);
+        assert_eq!(rule_of_wdl_code(WDL_WIN), None);
+        assert_eq!(rule_of_wdl_code(WDL_LARGEST_CODE + 1), None);
     }
 }

@@ -12,7 +12,9 @@
 //! a running canju has open; replace them by rename, as canju does.
 
 use super::*;
-use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL};
+use crate::value::{
+    MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOWEST, STORED_RULE_WIN,
+};
 use memmap2::Mmap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -116,6 +118,12 @@ impl TableFile {
     /// The header.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// True if the DTM section's halves tell the [`Rule`](crate::value::Rule) of each result
+    /// by the rule apart (format 8 on; before, all were the perpetual-check rule's).
+    fn rule_kinds(&self) -> bool {
+        self.header.format_version >= CHASE_RULE_VERSION
     }
 
     /// The file's path.
@@ -313,7 +321,7 @@ impl TableFile {
             _ => u16::from_le_bytes([block[2 * at], block[2 * at + 1]]),
         };
         Ok(match (code, value_bytes) {
-            (Some(code), w) => stored_of_half(raw, code, w),
+            (Some(code), w) => stored_of_half(raw, code, w, self.rule_kinds()),
             (None, 1) => dtm_from_byte(raw as u8),
             (None, _) => raw,
         })
@@ -429,8 +437,9 @@ impl TableFile {
             _ => self.load_dtm_side(side, u16::from_le_bytes)?,
         };
         let codes = self.decode_wdl_side(side)?;
+        let kinds = self.rule_kinds();
         for (v, code) in values.iter_mut().zip(codes) {
-            *v = stored_of_half(*v, code, value_bytes);
+            *v = stored_of_half(*v, code, value_bytes, kinds);
             // A correct file fills unused slots in both sections from the same slot, so
             // every slot reads as a value.
             if *v == STORED_ILLEGAL {
@@ -470,16 +479,23 @@ impl TableFile {
 /// One side to move's values read whole, a byte a value where every one has a one-byte form
 /// ([`DtmSide::from_stored`]), else two.
 pub enum DtmSide {
-    /// The one-byte form (distances below 0xFD, then rule loss, rule win, draw).
+    /// The one-byte form (distances below 0xFD, then loss and win by the perpetual-check
+    /// rule, draw).
     Bytes(Vec<u8>),
     /// Stored values.
     Words(Vec<u16>),
 }
 
 impl DtmSide {
-    /// Stored values, kept a byte each when every one has a one-byte form.
+    /// Stored values, kept a byte each when every one has a one-byte form (formats up to 6
+    /// wrote it: no distance from 0xFD on, and of the results by the rule only the
+    /// perpetual-check rule's).
     pub fn from_stored(values: Vec<u16>) -> DtmSide {
-        if values.iter().all(|&v| !(0xFD..=MAX_DISTANCE).contains(&v)) {
+        let one_byte = |v: u16| {
+            !(0xFD..=MAX_DISTANCE).contains(&v)
+                && !(STORED_RULE_LOWEST..STORED_RULE_WIN).contains(&v)
+        };
+        if values.iter().all(|&v| one_byte(v)) {
             DtmSide::Bytes(values.into_iter().map(dtm_byte).collect())
         } else {
             DtmSide::Words(values)

@@ -2,7 +2,7 @@
 //! complete, the temporary files of dead writers removed, and `repack` to the current format.
 
 use super::*;
-use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, STORED_RULE_LOSS, STORED_RULE_WIN};
+use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, rule_of_stored};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -139,20 +139,19 @@ pub(super) fn fill_dont_care(values: &mut [u16]) {
 pub(crate) fn wdl_code(v: u16) -> u8 {
     match v {
         STORED_DRAW => WDL_DRAW,
-        STORED_RULE_WIN => WDL_WIN,
-        STORED_RULE_LOSS => WDL_LOSS,
+        // Wins by the rule are even, losses odd.
+        v if rule_of_stored(v).is_some() => [WDL_LOSS, WDL_WIN][usize::from(v.is_multiple_of(2))],
         n if n % 2 == 1 => WDL_WIN,
         _ => WDL_LOSS,
     }
 }
 
-/// [`wdl_code`], or with `rule_codes` (a table without distances) [`WDL_RULE_WIN`] and
-/// [`WDL_RULE_LOSS`] for results by the rule.
+/// [`wdl_code`], or with `rule_codes` (a table without distances) a code per rule for
+/// results by the rule ([`wdl_rule_code`]).
 #[inline]
 pub(crate) fn wdl_code_with(v: u16, rule_codes: bool) -> u8 {
-    match v {
-        STORED_RULE_WIN if rule_codes => WDL_RULE_WIN,
-        STORED_RULE_LOSS if rule_codes => WDL_RULE_LOSS,
+    match rule_of_stored(v) {
+        Some((win, rule)) if rule_codes => wdl_rule_code(win, rule),
         _ => wdl_code(v),
     }
 }
@@ -446,8 +445,12 @@ fn dtm_section(path: &Path, values: &impl ValueSource) -> Result<(Section, PathB
         .filter(|&v| v <= MAX_DISTANCE)
         .max()
         .unwrap_or(0);
-    // Halves below the rule's mark fit a byte.
-    let dtm_bytes = if longest.div_ceil(2) < 0xFF { 1 } else { 2 };
+    // Halves below the rules' marks fit a byte.
+    let dtm_bytes = if longest.div_ceil(2) <= largest_distance_half(1) {
+        1
+    } else {
+        2
+    };
     let spill = temporary_path(path, "dtm");
     let spilled = || -> std::io::Result<Section> {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
@@ -498,20 +501,63 @@ fn write_file(
     })
 }
 
+/// What [`repack`] did to a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repacked {
+    /// The file's size before, bytes.
+    pub before: u64,
+    /// Its size after, bytes.
+    pub after: u64,
+    /// Where it is now: its own path, or for an `asian` table of format 7 or earlier (the
+    /// perpetual-check rule alone) its `check` name, [`CHECK_RULES`].
+    pub path: PathBuf,
+}
+
 /// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
-/// rule set and statistics; everything is checked on the way in. Returns the file's size in
-/// bytes before and after.
-pub fn repack(path: &Path) -> Result<(u64, u64), TableError> {
+/// rule set and statistics; everything is checked on the way in. A file of format 7 keeps its
+/// payload byte for byte (format 8 changed only what `asian` means); older ones are encoded
+/// again. An `asian` table of format 7 or earlier moves to its `check` name, the rule it
+/// holds (an existing file of that name is replaced).
+///
+/// # Errors
+///
+/// The file cannot be read, is damaged (a checksum fails), or the new one cannot be written.
+pub fn repack(path: &Path) -> Result<Repacked, TableError> {
     let old = TableFile::open(path)?;
-    if old.header().format_version == FORMAT_VERSION {
+    let h = old.header();
+    let target = path.with_file_name(file_name(&h.material, &h.rules));
+    let renamed = name_parts(path).1 != h.rules;
+    if h.format_version == FORMAT_VERSION && !renamed {
         // Already current: nothing is rewritten (a read-only folder of current tables is
         // fine). The checksums are still checked.
         old.verify_checksums()?;
-        return Ok((old.file_bytes(), old.file_bytes()));
+        let bytes = old.file_bytes();
+        return Ok(Repacked {
+            before: bytes,
+            after: bytes,
+            path: path.to_path_buf(),
+        });
     }
-    // Checks every checksum on the way. (Every format before this one holds distances.)
-    let values = old.load_dtm()?.into_stored();
-    let h = old.header();
-    let new_bytes = write_table(path, &h.rules, &h.material, values, h.stats.clone())?;
-    Ok((old.file_bytes(), new_bytes))
+    old.verify_checksums()?;
+    let after = if h.format_version >= 7 {
+        let header = Header {
+            format_version: FORMAT_VERSION,
+            ..h.clone()
+        };
+        write_file(&target, &header, old.payload(), None)?
+    } else {
+        // Every format before 7 holds distances.
+        let values = old.load_dtm()?.into_stored();
+        write_table(&target, &h.rules, &h.material, values, h.stats.clone())?
+    };
+    let before = old.file_bytes();
+    drop(old);
+    if target != path {
+        fs::remove_file(path).map_err(io_err(path))?;
+    }
+    Ok(Repacked {
+        before,
+        after,
+        path: target,
+    })
 }

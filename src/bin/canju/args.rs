@@ -11,8 +11,8 @@ pub struct TableArgs {
     /// Table folder.
     #[arg(long, default_value = "tables")]
     pub dir: PathBuf,
-    /// Rule set: asian (perpetual check loses), plain (endless play draws) or chase (perpetual
-    /// check and perpetual chase lose: the 棋例).
+    /// Rule set: asian (perpetual check and perpetual chase lose: the 棋例, as chessdb plays
+    /// it), check (only perpetual check loses) or plain (endless play draws).
     #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
     pub rules: RulesArg,
 }
@@ -43,21 +43,20 @@ pub struct NoGenFlag {
 /// `--rules` values.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum RulesArg {
-    /// The perpetual-check rule (長將) decides endless checking.
+    /// The 棋例's rules: perpetual check (長將) and perpetual chase (長捉) both lose.
     Asian,
+    /// The perpetual-check rule (長將) alone; chases are idle moves.
+    Check,
     /// No repetition rule: endless play is a draw.
     Plain,
-    /// The 棋例's rules: perpetual check and perpetual chase (長捉) both lose (new; to become
-    /// `asian` once checked against xiangqitb).
-    Chase,
 }
 
 impl From<RulesArg> for RuleSet {
     fn from(arg: RulesArg) -> RuleSet {
         match arg {
             RulesArg::Asian => RuleSet::Asian,
+            RulesArg::Check => RuleSet::Check,
             RulesArg::Plain => RuleSet::Plain,
-            RulesArg::Chase => RuleSet::Chase,
         }
     }
 }

@@ -243,8 +243,22 @@ fn write_report(out: &mut dyn Write, r: &GenReport) -> std::io::Result<()> {
         .unwrap_or("-");
         writeln!(
             out,
-            "{:<12} the repetition rule changed: red to move +{} wins +{} losses, black to move +{} wins +{} losses (e.g. {example})",
+            "{:<12} the repetition rules changed: red to move +{} wins +{} losses, black to move +{} wins +{} losses (e.g. {example})",
             "", red.rule_win, red.rule_loss, black.rule_win, black.rule_loss,
+        )?;
+        let by_rule: Vec<String> = red
+            .by_rule
+            .iter()
+            .zip(&black.by_rule)
+            .map(|(r, b)| (r.rule.as_str(), r.win + r.loss + b.win + b.loss))
+            .filter(|&(_, n)| n > 0)
+            .map(|(rule, n)| format!("{rule} {n}"))
+            .collect();
+        writeln!(
+            out,
+            "{:<12} by rule (positions): {}",
+            "",
+            by_rule.join(", ")
         )?;
     }
     Ok(())

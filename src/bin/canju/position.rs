@@ -129,7 +129,7 @@ impl Probe {
         write!(out, "{}", render_board(&pos, use_color()))?;
         match tb.results(&pos)? {
             Results::Values(value, moves) => {
-                writeln!(out, "{}", verdict_line(&pos, value, tb.rules()))?;
+                writeln!(out, "{}", verdict_line(&pos, value))?;
                 write_moves(out, &pos, &moves)?;
             }
             Results::Outcomes(outcome, moves) => {
@@ -179,10 +179,11 @@ impl Line {
             writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
             return Ok(());
         }
-        writeln!(out, "{}", verdict_line(&pos, tb.probe(&pos)?, tb.rules()))?;
+        let value = tb.probe(&pos)?;
+        writeln!(out, "{}", verdict_line(&pos, value))?;
         write!(out, "{}", score_sheet(&report))?;
         if !report.line.is_empty()
-            && let Some(end) = line_ending(&report, tb.rules())
+            && let Some(end) = line_ending(&report, value.rule())
         {
             writeln!(out, "{end}")?;
         }

@@ -76,11 +76,14 @@ fn write_side(out: &mut dyn Write, who: &str, s: &SideStats) -> std::io::Result<
             "    repetition rule: {} draws under plain become wins, {} become losses",
             s.rule_win, s.rule_loss
         )?;
-        if let Some(f) = &s.rule_win_fen {
-            writeln!(out, "      won by the rule: {f}")?;
-        }
-        if let Some(f) = &s.rule_loss_fen {
-            writeln!(out, "      lost by the rule: {f}")?;
+        for r in s.by_rule.iter().filter(|r| r.win + r.loss > 0) {
+            writeln!(out, "      {}: {} wins, {} losses", r.rule, r.win, r.loss)?;
+            if let Some(f) = &r.win_fen {
+                writeln!(out, "        won by it: {f}")?;
+            }
+            if let Some(f) = &r.loss_fen {
+                writeln!(out, "        lost by it: {f}")?;
+            }
         }
     }
     Ok(())
@@ -224,10 +227,19 @@ impl Repack {
         };
         let (mut before, mut after) = (0, 0);
         for path in &paths {
-            let (b, a) = canju::table::repack(path)?;
-            writeln!(out, "{}: {b} -> {a} bytes", path.display())?;
-            before += b;
-            after += a;
+            let r = canju::table::repack(path)?;
+            write!(out, "{}: {} -> {} bytes", path.display(), r.before, r.after)?;
+            if &r.path != path {
+                let rules = canju::table::name_parts(&r.path).1;
+                write!(
+                    out,
+                    ", now {} (it holds the rule set `{rules}`: written when `asian` was the perpetual-check rule alone)",
+                    r.path.display()
+                )?;
+            }
+            writeln!(out)?;
+            before += r.before;
+            after += r.after;
         }
         writeln!(out, "{} tables: {before} -> {after} bytes", paths.len())?;
         Ok(())

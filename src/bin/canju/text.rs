@@ -1,9 +1,8 @@
 //! Text forms shared by several commands.
 
-use canju::probe::RuleSet;
 use canju::report::{LineEnd, LineReport};
 use canju::rules::Position;
-use canju::value::Value;
+use canju::value::{Rule, Value};
 
 /// Pads a string that may hold double-width characters to `width` columns.
 pub fn pad(s: &str, width: usize) -> String {
@@ -12,18 +11,21 @@ pub fn pad(s: &str, width: usize) -> String {
 }
 
 /// "red to move wins, mate in 23 plies" / "draw" / "black to move loses, mated in 12 plies".
-pub fn verdict_line(pos: &Position, v: Value, rules: RuleSet) -> String {
+pub fn verdict_line(pos: &Position, v: Value) -> String {
     let side = pos.turn();
-    let (rule, play) = (rules.rule_words(), rules.forbidden_play());
     match v {
         Value::Win(n) => format!("{side} to move wins, mate in {n} plies"),
-        Value::WinByRule => format!(
-            "{side} to move wins by {rule}: {} can hold only by {play} forever; no forced mate",
-            side.opponent()
+        Value::WinByRule(r) => format!(
+            "{side} to move wins by {}: {} can hold only by {} forever; no forced mate",
+            r.words(),
+            side.opponent(),
+            r.forbidden_play()
         ),
-        Value::LossByRule => {
-            format!("{side} to move loses by {rule}: it can hold only by {play} forever")
-        }
+        Value::LossByRule(r) => format!(
+            "{side} to move loses by {}: it can hold only by {} forever",
+            r.words(),
+            r.forbidden_play()
+        ),
         Value::Draw => "draw: neither side can force a win".to_string(),
         Value::Loss(0) if pos.in_check() => {
             format!("{side} to move is checkmated (将死) and loses")
@@ -57,8 +59,10 @@ pub fn score_sheet(line: &LineReport) -> String {
 }
 
 /// How the line ends, in a sentence (none for a draw, which shows no line).
-pub fn line_ending(line: &LineReport, rules: RuleSet) -> Option<String> {
-    let (rule, play) = (rules.rule_words(), rules.forbidden_play());
+pub fn line_ending(line: &LineReport, rule: Option<Rule>) -> Option<String> {
+    let (words, play) = rule.map_or(("the rule", "attacking"), |r| {
+        (r.words(), r.forbidden_play())
+    });
     let last = Position::from_fen(&line.final_fen).ok()?;
     let side = last.turn();
     match line.end {
@@ -83,7 +87,15 @@ pub fn line_ending(line: &LineReport, rules: RuleSet) -> Option<String> {
                     "{head}, in which {0} gives check with every move. {1} forbids that: {0} \
                      must deviate, and then loses",
                     r.offender,
-                    capitalised(rule)
+                    capitalised(words)
+                )
+            } else if r.offender_attacks_every_move {
+                format!(
+                    "{head}, in which every move of {0} attacks ({1}). {2} forbids that: {0} \
+                     must deviate, and then loses",
+                    r.offender,
+                    offender_attacks(line, r.from_ply, r.offender),
+                    capitalised(words)
                 )
             } else {
                 format!(
@@ -95,6 +107,21 @@ pub fn line_ending(line: &LineReport, rules: RuleSet) -> Option<String> {
             }
         }),
     }
+}
+
+/// The offender's moves in the cycle from ply `from`, each with what it attacks:
+/// "e4e3 chases: e3d3; d1e1 checks".
+fn offender_attacks(line: &LineReport, from: usize, offender: &str) -> String {
+    let said: Vec<String> = line.line[from..]
+        .iter()
+        .filter(|m| m.side == offender)
+        .map(|m| match m.attack {
+            "check" => format!("{} checks", m.iccs),
+            "chase" => format!("{} chases: {}", m.iccs, m.chases.join(", ")),
+            other => format!("{} is {other}", m.iccs),
+        })
+        .collect();
+    said.join("; ")
 }
 
 /// `s` with its first letter upper case.
