@@ -63,6 +63,8 @@
 
 
 
+
+
 /**
  * Opens the tables in `dirs` (folders separated by `:`, read in that order) under the
  * `asian` rule set. Returns 1 on success, 0 if `dirs` is null, empty or not UTF-8.
