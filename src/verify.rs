@@ -14,7 +14,7 @@ use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::probe::{ProbeError, Table, Tablebase};
 use crate::rules::Position;
-use crate::value::{Outcome, Value};
+use crate::value::{Outcome, Rule, Value};
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -66,6 +66,67 @@ pub fn derive_outcome(tb: &Tablebase, pos: &Position) -> Result<Outcome, ProbeEr
     Ok(best.unwrap_or(Outcome::Loss))
 }
 
+/// True if `rule`, stored for `pos` as a win (`wins`) or a loss by a repetition rule, is the
+/// rule its moves give. A rule names what the repetitions of the position's own set need
+/// (README, *The repetition rules*): a result a capture reaches is settled, whatever decided
+/// it. So a win is by perpetual check if a capture reaches a win, else by the first rule
+/// (check, chase, mixed) of the wins its quiet moves reach. A loss is by perpetual check if
+/// every loss its quiet moves reach by a rule is, by mixed if one of them is mixed, else by
+/// chase or mixed: a perpetual check's loss may be one by chase alone as well, which its
+/// label does not say.
+///
+/// # Errors
+/// A table a move reaches is missing or damaged.
+pub fn rule_fits(
+    tb: &Tablebase,
+    pos: &Position,
+    rule: Rule,
+    wins: bool,
+) -> Result<bool, ProbeError> {
+    let mut quiet_rules = Vec::new();
+    let mut captured_win = false;
+    for &mv in pos.legal_moves().iter() {
+        let o = tb.probe_outcome(&pos.after(mv))?.parent();
+        if (o.goodness() > 0) != wins {
+            continue;
+        }
+        match (o.rule(), pos.is_capture(mv)) {
+            (Some(r), false) => quiet_rules.push(r.index()),
+            (Some(_), true) if wins => captured_win = true,
+            _ => (),
+        }
+    }
+    let at = rule.index();
+    let (check, chase, mixed) = (
+        Rule::PerpetualCheck.index(),
+        Rule::PerpetualChase.index(),
+        Rule::Mixed.index(),
+    );
+    Ok(match wins {
+        true if captured_win => at == check,
+        true => quiet_rules.iter().min() == Some(&at),
+        false => match quiet_rules.iter().max().copied().unwrap_or(check) {
+            worst if worst == check => at == check,
+            worst if worst == mixed => at == mixed,
+            _ => at == chase || at == mixed,
+        },
+    })
+}
+
+/// True if `stored` is `expected`, or both are wins or both losses by a repetition rule and
+/// the stored rule fits the position's moves ([`rule_fits`]).
+fn agrees(
+    tb: &Tablebase,
+    pos: &Position,
+    stored: (Option<Rule>, i32),
+    expected: (Option<Rule>, i32),
+) -> Result<bool, ProbeError> {
+    match (stored, expected) {
+        ((Some(rule), g), (Some(_), e)) if g == e => rule_fits(tb, pos, rule, g > 0),
+        _ => Ok(stored == expected),
+    }
+}
+
 /// [`verify_table`] for a table without distances: every legal position's outcome is the
 /// best of its moves' outcomes.
 fn verify_outcomes(tb: &Tablebase, table: &Table) -> Result<VerifyReport, VerifyError> {
@@ -75,7 +136,16 @@ fn verify_outcomes(tb: &Tablebase, table: &Table) -> Result<VerifyReport, Verify
         .map(|(i, pos)| {
             let stored = table.outcome(&pos).map_err(ProbeError::from)?;
             let expected = derive_outcome(tb, &pos)?;
-            if stored != Some(expected) {
+            let fits = match stored {
+                Some(o) => agrees(
+                    tb,
+                    &pos,
+                    (o.rule(), o.goodness()),
+                    (expected.rule(), expected.goodness()),
+                )?,
+                None => false,
+            };
+            if !fits {
                 return Err(VerifyError::Mismatch {
                     material: table.material.name(),
                     fen: pos.fen(),
@@ -132,7 +202,16 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
             let expected = derive_value(tb, &pos)?;
             let code = wdl[turn.index()][i as usize];
             let wdl_ok = code == crate::table::wdl_code(stored);
-            if Value::from_stored(stored) != Some(expected) || !wdl_ok {
+            let fits = match Value::from_stored(stored) {
+                Some(v) => agrees(
+                    tb,
+                    &pos,
+                    (v.rule(), v.goodness()),
+                    (expected.rule(), expected.goodness()),
+                )?,
+                None => false,
+            };
+            if !fits || !wdl_ok {
                 let v = Value::from_stored(stored)
                     .map_or_else(|| format!("raw {stored:#x}"), |v| v.to_string());
                 return Err(VerifyError::Mismatch {

@@ -254,14 +254,6 @@ impl RuleGame for Draws<'_> {
     fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
         DrawGame::predecessors(self, v, out);
     }
-
-    fn check_predecessors(&self, v: u64, out: &mut Vec<u64>) {
-        if self.checked.get(v) {
-            DrawGame::predecessors(self, v, out);
-        } else {
-            out.clear();
-        }
-    }
 }
 
 /// What p wins of `draws` by the repetition rules, and of that what the perpetual-check rule
