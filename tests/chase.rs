@@ -45,7 +45,8 @@ fn up_to_4_men_asian_is_the_perpetual_check_rule() {
 }
 
 /// The positions the issue found where xiangqitb's chase rule decides and the perpetual-check
-/// rule does not: the loser's only drawing moves chase. (About 3 minutes on 2 cores.)
+/// rule does not: the loser's only drawing moves chase. (About 15 minutes on 2 cores:
+/// both sets and their sub-tables under both rule sets, then the verifier.)
 #[test]
 #[ignore]
 fn a_side_that_can_hold_only_by_chasing_loses() {

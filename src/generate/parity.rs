@@ -312,12 +312,13 @@ impl<G: RuleGame> Solver<'_, G> {
     /// them, are cut off and the rest solved again, until the other side wins nothing more.
     fn wins(&self, nodes: Bits, top: u8) -> Bits {
         let n = self.game.id_bound();
-        let won = Bits::new(n);
         // With checks alone left, every play's top priority is 1: the opponent's.
         if top == 1 || top <= 3 && !self.game.has_chases() {
-            return won;
+            return Bits::new(n);
         }
         let favoured_is_p = top.is_multiple_of(2);
+        // p's wins cut off, when the other side is p; else p wins what is left.
+        let cut_off = (!favoured_is_p).then(|| Bits::new(n));
         let attr = Bits::new(n);
         while nodes.count() > 0 {
             attr.clear_all();
@@ -342,15 +343,12 @@ impl<G: RuleGame> Solver<'_, G> {
             attr.copy_from(&other);
             drop(other);
             self.attract(&nodes, top, favoured_is_p, Goal::Into, &attr);
-            if !favoured_is_p {
-                won.or_from(&attr);
+            if let Some(cut_off) = &cut_off {
+                cut_off.or_from(&attr);
             }
             nodes.and_not_from(&attr);
         }
-        if favoured_is_p {
-            won.or_from(&nodes);
-        }
-        won
+        cut_off.unwrap_or(nodes)
     }
 
     /// Grows `attr` (within `nodes`) by the nodes from which one side (`against_p`: the
