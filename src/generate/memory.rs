@@ -87,7 +87,7 @@ impl PhaseMemory {
             let fixpoint = BASE_BYTES
                 .saturating_add(subs)
                 .saturating_add(ranks)
-                .saturating_add((draws as f64 * perpetual::BYTES_PER_DRAW) as u64);
+                .saturating_add((draws as f64 * bytes_per_draw(rules)) as u64);
             // The witnesses are kept only where they do not raise the set's peak.
             let witnesses = (draws as f64 * perpetual::WITNESS_BYTES_PER_DRAW) as u64;
             let fixpoint = if fixpoint + witnesses <= solve {
@@ -134,6 +134,15 @@ pub(super) fn run_budget(sets: &[Material], rules: RuleSet) -> u64 {
 /// True if some side of `m` has a piece the rules of `rules` can make an offender of: one
 /// that gives check, or under `asian` any piece besides the general (advisors and elephants
 /// chase too).
+/// Bytes per draw of the rule pass's bitmaps: the perpetual-check fixpoint's, or under
+/// `asian` the larger of it and the 棋例's game, which runs after it.
+fn bytes_per_draw(rules: RuleSet) -> f64 {
+    match rules {
+        RuleSet::Asian => perpetual::BYTES_PER_DRAW.max(perpetual::PARITY_BYTES_PER_DRAW),
+        _ => perpetual::BYTES_PER_DRAW,
+    }
+}
+
 fn can_offend(m: Material, rules: RuleSet) -> bool {
     let offends = |r: Role| match rules {
         RuleSet::Plain => false,

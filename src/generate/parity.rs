@@ -58,6 +58,11 @@ pub(crate) fn priority(kind: MoveAttack, by_p: bool) -> u8 {
     }
 }
 
+/// Bitmaps over the nodes [`solve`] holds at once at most: the two it is given, an
+/// attractor's three, and at the deepest recursion two or three a frame (nodes, attractor, and
+/// p's wins cut off where the frame favours the opponent) with the last frame's two results.
+pub(crate) const SOLVER_BITMAPS: u64 = 2 + 3 + 3 + 2 + 3 + 4;
+
 /// The draws of one side p's game, as the solver sees them. Node ids are below
 /// [`RuleGame::id_bound`], and every id below it is a node.
 pub(crate) trait RuleGame: Sync {
@@ -128,6 +133,8 @@ impl<G: RuleGame> RuleGame for ChasesAlone<'_, G> {
 /// them is solved by [`Solver::wins`].
 pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
     let n = game.id_bound();
+    // Most draws are held by idle moves at every turn: cut those off first, cheaply.
+    idle_escapes(game, &won, &lost);
     opponent_attractor(game, &lost);
     let solver = Solver {
         game,
@@ -141,11 +148,11 @@ pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
     drop(lost);
     par_chunks(n).for_each(|range| {
         for v in range {
-            let settled = match game.p_to_move(v) {
+            let settled = || match game.p_to_move(v) {
                 true => game.exit(v),
                 false => !game.any_move(v, |_, _, _| true),
             };
-            if settled && open.get(v) {
+            if open.get(v) && settled() {
                 won.set(v);
             }
         }
@@ -158,22 +165,57 @@ pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
     won
 }
 
+/// Adds to `lost` the nodes from which the opponent can move idly (priority 5) at every turn
+/// forever, or reach a node already in `lost`: an endless play with infinitely many idle
+/// moves of the opponent is no win for p. The others, where p can force the opponent to
+/// attack or reach a node p wins (`won`, or by an exit), are found first, as an attractor:
+/// a p-to-move node joins when some move leads into it (or into `won`), an
+/// opponent-to-move node when each of its idle moves does.
+fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) {
+    let n = game.id_bound();
+    let forced = Bits::new(n);
+    forced.copy_from(won);
+    let joins = |v: u64| {
+        if game.p_to_move(v) {
+            game.exit(v) || game.any_move(v, |u, _, _| forced.get(u))
+        } else {
+            !game.any_move(v, |u, check, attack| {
+                !check && !forced.get(u) && priority(attack(), false) == TOP
+            })
+        }
+    };
+    let walk = [Bits::new(n), Bits::new(n), Bits::new(n)];
+    grow_back(
+        n,
+        &walk,
+        |v| !forced.get(v) && !lost.get(v) && joins(v),
+        |u, preds| game.predecessors(u, preds),
+        |w| !forced.get(w) && !lost.get(w),
+        joins,
+        |step| forced.or_from(step),
+        n - lost.count(),
+    );
+    par_chunks(n).for_each(|range| {
+        for v in range {
+            if !forced.get(v) {
+                lost.set(v);
+            }
+        }
+    });
+}
+
 /// Adds to `lost` the nodes from which the opponent can force play to an exit of its own (a
 /// result p does not win), whatever the repetition rules: p wins none of them. An
 /// opponent-to-move node joins when it has an exit or a move into the set, a p-to-move node
-/// without an exit when every move leads into it (at once if it has no move).
+/// without an exit when every move leads into it.
 fn opponent_attractor(game: &impl RuleGame, lost: &Bits) {
     let n = game.id_bound();
     let walk = [Bits::new(n), Bits::new(n), Bits::new(n)];
-    let seed = |v| match game.p_to_move(v) {
-        true => !game.exit(v) && !game.any_move(v, |_, _, _| true),
-        false => game.exit(v),
-    };
     grow_back(
         n,
         &walk,
         |v| {
-            (lost.get(v) || seed(v)) && {
+            (lost.get(v) || !game.p_to_move(v) && game.exit(v)) && {
                 lost.set(v);
                 true
             }
@@ -181,19 +223,31 @@ fn opponent_attractor(game: &impl RuleGame, lost: &Bits) {
         |u, preds| game.predecessors(u, preds),
         |w| !lost.get(w),
         |w| {
-            let joins =
-                !game.p_to_move(w) || !game.exit(w) && !game.any_move(w, |u, _, _| !lost.get(u));
+            let joins = match game.p_to_move(w) {
+                true => !game.exit(w) && !game.any_move(w, |u, _, _| !lost.get(u)),
+                false => game.exit(w) || game.any_move(w, |u, _, _| lost.get(u)),
+            };
             joins && lost.set(w)
         },
         |_| (),
+        n - lost.count(),
     );
 }
+
+/// How many times a node's predecessors cost more than confirming a node: a step of an
+/// attractor is found by predecessors while it is smaller than the open nodes over this.
+const PULL_FACTOR: u64 = 8;
 
 /// Grows a set backwards, step by step, in `walk` (frontier, next step, candidates): the
 /// nodes below `n` for which `seed` holds are the first step; then the predecessors
 /// (`preds`) of a step's nodes for which `near` holds are gathered, each once, and those for
-/// which `joins` then holds are the next step, until a step is empty. `on_step` is given
+/// which `joins` then holds are the next step, until a step is empty (`joins` must check
+/// the node's moves in full, as it is also asked of nodes no move of the step reaches). `on_step` is given
 /// each step before its predecessors are gathered (to add it to the set being grown).
+/// `open` is about how many nodes `near` holds for at first: where a step is large beside
+/// those still open, each of them is asked `joins` instead (a scan, cheaper than
+/// generating the step's predecessors).
+#[allow(clippy::too_many_arguments)]
 fn grow_back(
     n: u64,
     walk: &[Bits; 3],
@@ -202,6 +256,7 @@ fn grow_back(
     near: impl Fn(u64) -> bool + Sync,
     joins: impl Fn(u64) -> bool + Sync,
     on_step: impl Fn(&Bits),
+    mut open: u64,
 ) {
     let [frontier, next, candidates] = walk;
     frontier.clear_all();
@@ -213,27 +268,40 @@ fn grow_back(
         }
     });
     let (mut current, mut next) = (frontier, next);
-    while current.count() > 0 {
+    let mut step = current.count();
+    while step > 0 {
         on_step(current);
-        candidates.clear_all();
-        current.for_each_one(Vec::new, |found, u| {
-            preds(u, found);
-            for &w in found.iter() {
-                if near(w) {
-                    candidates.set(w);
-                }
-            }
-        });
+        open = open.saturating_sub(step);
         next.clear_all();
-        candidates.for_each_one(
-            || (),
-            |_, w| {
-                if joins(w) {
-                    next.set(w);
+        if step.saturating_mul(PULL_FACTOR) >= open {
+            par_chunks(n).for_each(|range| {
+                for w in range {
+                    if near(w) && joins(w) {
+                        next.set(w);
+                    }
                 }
-            },
-        );
+            });
+        } else {
+            candidates.clear_all();
+            current.for_each_one(Vec::new, |found, u| {
+                preds(u, found);
+                for &w in found.iter() {
+                    if near(w) {
+                        candidates.set(w);
+                    }
+                }
+            });
+            candidates.for_each_one(
+                || (),
+                |_, w| {
+                    if joins(w) {
+                        next.set(w);
+                    }
+                },
+            );
+        }
         std::mem::swap(&mut current, &mut next);
+        step = current.count();
     }
 }
 
@@ -390,6 +458,7 @@ impl<G: RuleGame> Solver<'_, G> {
             |w| nodes.get(w) && !attr.get(w),
             joins,
             |step| attr.or_from(step),
+            nodes.count() - attr.count(),
         );
     }
 }

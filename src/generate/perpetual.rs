@@ -45,6 +45,12 @@ pub(crate) const RANK_BITS_PER_SLOT: f64 = 2.0 * super::draw_index::BITS_PER_SLO
 pub(crate) const BYTES_PER_DRAW: f64 =
     (FIXPOINT_BITMAPS + PLANNED_LEVELS + FLAG_BITS_PER_DRAW) as f64 / 8.0;
 
+/// Bytes per draw the 棋例's game needs ([`parity::solve`], as [`rule_wins`] calls it): its
+/// bitmaps at the deepest point of its recursion, [`parity::SOLVER_BITMAPS`], three more
+/// [`rule_wins`] keeps (the wins by each rule), and the flags.
+pub(crate) const PARITY_BYTES_PER_DRAW: f64 =
+    (parity::SOLVER_BITMAPS + 3 + FLAG_BITS_PER_DRAW) as f64 / 8.0;
+
 /// Bytes per draw the fixpoint's witnesses add where they fit ([`Spend::witnesses`]): 4
 /// bytes per p-to-move draw, taken as 60% of the draws (KRNKR's first pass: 59%).
 pub(crate) const WITNESS_BYTES_PER_DRAW: f64 = 4.0 * 0.6;
