@@ -14,7 +14,7 @@ use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::probe::{ProbeError, Table, Tablebase};
 use crate::rules::Position;
-use crate::value::{Outcome, Rule, Value};
+use crate::value::{Outcome, Rule, Standing, Value};
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -118,12 +118,16 @@ pub fn rule_fits(
 fn agrees(
     tb: &Tablebase,
     pos: &Position,
-    stored: (Option<Rule>, i32),
-    expected: (Option<Rule>, i32),
+    stored: Option<impl Standing>,
+    expected: impl Standing,
 ) -> Result<bool, ProbeError> {
-    match (stored, expected) {
-        ((Some(rule), g), (Some(_), e)) if g == e => rule_fits(tb, pos, rule, g > 0),
-        _ => Ok(stored == expected),
+    let Some(stored) = stored else {
+        return Ok(false);
+    };
+    let (g, e) = (stored.goodness(), expected.goodness());
+    match (stored.rule(), expected.rule()) {
+        (Some(rule), Some(_)) if g == e => rule_fits(tb, pos, rule, g > 0),
+        (s, x) => Ok(s == x && g == e),
     }
 }
 
@@ -136,16 +140,7 @@ fn verify_outcomes(tb: &Tablebase, table: &Table) -> Result<VerifyReport, Verify
         .map(|(i, pos)| {
             let stored = table.outcome(&pos).map_err(ProbeError::from)?;
             let expected = derive_outcome(tb, &pos)?;
-            let fits = match stored {
-                Some(o) => agrees(
-                    tb,
-                    &pos,
-                    (o.rule(), o.goodness()),
-                    (expected.rule(), expected.goodness()),
-                )?,
-                None => false,
-            };
-            if !fits {
+            if !agrees(tb, &pos, stored, expected)? {
                 return Err(VerifyError::Mismatch {
                     material: table.material.name(),
                     fen: pos.fen(),
@@ -202,16 +197,7 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
             let expected = derive_value(tb, &pos)?;
             let code = wdl[turn.index()][i as usize];
             let wdl_ok = code == crate::table::wdl_code(stored);
-            let fits = match Value::from_stored(stored) {
-                Some(v) => agrees(
-                    tb,
-                    &pos,
-                    (v.rule(), v.goodness()),
-                    (expected.rule(), expected.goodness()),
-                )?,
-                None => false,
-            };
-            if !fits || !wdl_ok {
+            if !agrees(tb, &pos, Value::from_stored(stored), expected)? || !wdl_ok {
                 let v = Value::from_stored(stored)
                     .map_or_else(|| format!("raw {stored:#x}"), |v| v.to_string());
                 return Err(VerifyError::Mismatch {

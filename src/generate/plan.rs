@@ -21,11 +21,11 @@ const SOLVE_SECONDS_PER_SLOT: f64 = 1.05e-6;
 /// s, before the first round read the draws' flags: not measured since).
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// Seconds per slot of the `asian` rule pass (the five-priority game of checks and chases,
-/// after the perpetual-check fixpoint that seeds it), over the 153 smallest sets up to 5 men
-/// (4.4e8 slots, 3,146 s of rule pass; session 28, on a machine shared with a xiangqitb run
-/// and builds). Its spread is wide: from 2e-8 (no chase to solve) to 8.4e-5 (KCCKN 1,360 s,
-/// KCPKN 1,432 s), so a set's estimate can be far off while a run's total is about right.
-const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 7.1e-6;
+/// after the perpetual-check fixpoint that seeds it), over every set up to 5 men (1.118e9
+/// slots, 1,132 s of rule pass, 2 threads; session 29, Zielonka's solver). Its spread is
+/// wide: from 1.6e-8 (no chase to solve) to 1.3e-5 (KCPKN 256 s), median 1e-7, so a set's
+/// estimate can be far off while a run's total is about right.
+const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 1.0e-6;
 /// Bytes on disk per slot, measured over every set up to 5 men (0.228 with DTM as halves,
 /// format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30, KRCKR 0.17).
 pub(super) const DISK_BYTES_PER_SLOT: f64 = 0.23;

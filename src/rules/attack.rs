@@ -311,6 +311,31 @@ mod tests {
     }
 
     #[test]
+    fn a_horse_pinned_by_the_generals_cannot_take_back() {
+        // KNPKN: the red horse on d5 stands between the generals, so the black horse's
+        // attack on it offers no exchange (the horse cannot take back): a chase.
+        assert_eq!(
+            attack("9/3k5/9/6n2/3N5/2P6/9/9/9/3K5 b", "g6f4"),
+            MoveAttack::Chase
+        );
+    }
+
+    #[test]
+    fn chasing_two_pieces_in_turn_is_chasing_with_every_move() {
+        // KNPKN (README, *The repetition rules*): the black horse chases the crossed pawn on
+        // c5, the pawn steps aside to b5 and no longer guards the pinned horse on d5, which
+        // the black horse chases next; xiangqitb asks for one target throughout.
+        assert_eq!(
+            attack("9/3k5/9/9/2PN5/5n3/9/9/9/3K5 b", "f4e6"),
+            MoveAttack::Chase
+        );
+        assert_eq!(
+            attack("9/3k5/9/4n4/1P1N5/9/9/9/9/3K5 b", "e6f4"),
+            MoveAttack::Chase
+        );
+    }
+
+    #[test]
     fn a_pawns_own_attack_is_a_pawn_chase() {
         // A crossed red pawn steps beside an unprotected black horse.
         assert_eq!(
