@@ -403,14 +403,21 @@ fn theory_without_generating() {
     assert_eq!(knk["verdict"]["measured_grade_chinese"], "必胜");
 }
 
-#[test]
-fn repack_brings_old_tables_to_the_current_format() {
+/// A folder holding the format-3 KK and KNK tables of `tests/data/format3`, written when
+/// `asian` was the perpetual-check rule alone.
+fn folder_with_format3_asian_tables() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let old = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format3");
     for name in ["KK", "KNK"] {
         let file = format!("{name}.asian.ctb");
         std::fs::copy(old.join(&file), dir.path().join(&file)).unwrap();
     }
+    dir
+}
+
+#[test]
+fn repack_brings_old_tables_to_the_current_format() {
+    let dir = folder_with_format3_asian_tables();
     let fen = "3k5/9/9/9/9/9/9/4N4/9/4K4 w";
     // Written when `asian` was the perpetual-check rule alone: not read as today's asian.
     let refused = canju()
@@ -447,12 +454,7 @@ fn repack_brings_old_tables_to_the_current_format() {
 /// alone, keeping each old file under its `check` name.
 #[test]
 fn gen_remakes_check_only_tables_and_keeps_them_as_check() {
-    let dir = tempfile::tempdir().unwrap();
-    let old = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format3");
-    for name in ["KK", "KNK"] {
-        let file = format!("{name}.asian.ctb");
-        std::fs::copy(old.join(&file), dir.path().join(&file)).unwrap();
-    }
+    let dir = folder_with_format3_asian_tables();
     let out = canju()
         .args(["gen", "KNK", "--dir"])
         .arg(dir.path())
