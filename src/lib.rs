@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod capi;
+pub mod cycle;
 pub mod display;
 pub mod generate;
 pub mod index;

@@ -656,11 +656,13 @@ impl Tablebase {
     /// The line of best play (empty for a draw or a position already lost), each side
     /// playing its first best move.
     ///
-    /// A mate line ends in the mate. A result decided by the perpetual-check rule has no mate
-    /// to reach: the line stops at the first position that repeats, so it shows the cycle
-    /// once (see [`repetition_start`]). There the winner prefers moves after which the loser
-    /// has only checks that keep its value, so that the cycle shows the loser's perpetual
-    /// check where such moves exist.
+    /// A mate line ends in the mate. A result decided by a repetition rule has no mate to
+    /// reach: the line is the way to a cycle the rule decides against the loser and that
+    /// cycle once, as [`crate::cycle::find_rule_cycle`] finds them within
+    /// [`LINE_CYCLE_BUDGET`] positions; it ends at the first position that repeats (see
+    /// [`repetition_start`]). Where no such cycle is found the sides play best moves until a
+    /// position repeats, the winner preferring moves after which the loser has only the
+    /// attacks the rule forbids.
     ///
     /// # Errors
     ///
@@ -668,6 +670,13 @@ impl Tablebase {
     pub fn principal_variation(&self, pos: &Position) -> Result<Vec<Move>, ProbeError> {
         let mut line = Vec::new();
         if self.probe(pos)? == Value::Draw {
+            return Ok(line);
+        }
+        if self.probe(pos)?.is_by_rule()
+            && let Some(c) = crate::cycle::find_rule_cycle(self, pos, LINE_CYCLE_BUDGET)?.found
+        {
+            line.extend(c.prefix);
+            line.extend(c.cycle);
             return Ok(line);
         }
         let mut p = pos.clone();
@@ -704,6 +713,10 @@ impl Tablebase {
         Ok(best.first().copied())
     }
 }
+
+/// How many positions [`Tablebase::principal_variation`] examines at most to find the cycle
+/// of a result decided by a rule.
+pub const LINE_CYCLE_BUDGET: usize = 20_000;
 
 /// Every legal move of `pos` with the standing it leaves for the mover, from `probe` of the
 /// position after it, best first.

@@ -3,9 +3,11 @@
 //! tests/perpetual.rs; the game's clauses one by one on hand-made graphs in
 //! src/generate/parity.rs).
 
+use canju::cycle::{DEFAULT_BUDGET, Shape, find_rule_cycle};
 use canju::generate::{GenOptions, generate_all};
 use canju::material::Material;
 use canju::probe::{RuleSet, Tablebase};
+use canju::report::line_report;
 use canju::rules::{MoveAttack, Position};
 use canju::value::{Rule, Value};
 use canju::verify::verify_table;
@@ -78,6 +80,21 @@ fn a_side_that_can_hold_only_by_chasing_loses() {
                 "{m} {fen} {mv}"
             );
         }
+        // `explain` shows the cycle: the loser chases on every move, the winner moves idly.
+        let c = find_rule_cycle(&asian, &pos, DEFAULT_BUDGET)
+            .unwrap()
+            .found
+            .unwrap_or_else(|| panic!("{m} {fen}: no cycle"));
+        assert_eq!(c.shape, Shape::OneOffender, "{m} {fen}");
+        let line = line_report(&asian, &pos).unwrap();
+        let repetition = line.repetition.unwrap();
+        assert!(repetition.offender_attacks_every_move, "{m} {fen}");
+        assert!(
+            line.line[repetition.from_ply..]
+                .iter()
+                .any(|mv| mv.side == repetition.offender && mv.attack == "chase"),
+            "{m} {fen}"
+        );
         verify_table(&asian, Material::parse(m).unwrap()).unwrap();
     }
 }

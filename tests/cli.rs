@@ -293,6 +293,61 @@ fn lines_end_in_checkmate_stalemate_or_a_cycle_shown_once() {
 }
 
 #[test]
+fn explain_shows_the_cycle_of_a_rule_result_move_by_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let explain = |fen: &str| {
+        let out = canju()
+            .args(["explain", fen, "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // KRKN: black's horse holds only by checking on every move, red's general steps aside.
+    let fen = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w";
+    let text = explain(fen);
+    assert!(text.contains("The cycle, 4 plies:"), "{text}");
+    assert!(text.contains("black 马2退3      b1c3  checks"), "{text}");
+    assert!(text.contains("red   帅六进一    d0d1  idle"), "{text}");
+    assert!(
+        text.contains("Every move of black checks, while red moves idly"),
+        "{text}"
+    );
+    let j = json_of(&["explain", fen], dir.path());
+    assert_eq!(j["found"], true);
+    assert_eq!(j["rule"], "perpetual-check");
+    assert_eq!(j["shape"], "one-offender");
+    assert_eq!(j["offender"], "black");
+    let cycle = j["cycle"].as_array().unwrap();
+    assert!(
+        cycle
+            .iter()
+            .all(|m| m["side"] == "red" || m["attack"] == "check")
+    );
+    // A mate has nothing to explain; a budget of no positions finds no cycle, and says so.
+    let text = explain("3k5/9/9/9/9/9/9/9/9/R3K4 w");
+    assert!(
+        text.contains("No repetition rule decides this position"),
+        "{text}"
+    );
+    let out = canju()
+        .args(["explain", fen, "--max-positions", "0", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success() && text.contains("No cycle found"),
+        "{text}"
+    );
+}
+
+#[test]
 fn show_tells_the_sides_apart_without_colour() {
     let start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w";
     let out = canju().args(["show", start]).output().unwrap();

@@ -150,6 +150,7 @@ fn every_json_output_matches_the_readme() {
     ] {
         run(&["probe", fen]);
         run(&["line", fen]);
+        run(&["explain", fen]);
     }
     run(&["stats", "KRKN"]);
     run(&["verdict", "马对单将"]);

@@ -27,11 +27,12 @@ pub struct Repetition {
     /// The side that loses by the rule: it must deviate from the cycle.
     pub offender: &'static str,
     /// True if the offender gives check with every one of its moves in the cycle (the
-    /// perpetual check the rule forbids); false if this line does not show it (the tables
-    /// store no plan for a win by the rule, only its value).
+    /// perpetual check the rule forbids).
     pub offender_checks_every_move: bool,
     /// True if every one of the offender's moves in the cycle checks or chases (what the
-    /// `asian` rules forbid: see each move's `attack`).
+    /// `asian` rules forbid: see each move's `attack`). False only where no cycle the rule
+    /// decides was found within the search's budget, and the line is best moves until a
+    /// position repeats ([`Tablebase::principal_variation`]).
     pub offender_attacks_every_move: bool,
 }
 
@@ -60,7 +61,7 @@ pub struct LineMove {
 
 impl LineMove {
     /// Move `mv` of the side to move in `p`.
-    fn new(p: &Position, mv: Move) -> LineMove {
+    pub(crate) fn new(p: &Position, mv: Move) -> LineMove {
         let after = p.after(mv);
         let (attack, chases) = if p.is_capture(mv) {
             (if after.in_check() { "check" } else { "capture" }, vec![])

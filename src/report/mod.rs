@@ -7,6 +7,7 @@
 //! plies, signed (positive: the side mates, negative: it is mated, `null`: a draw or a result
 //! decided by the rule); codes are stable lower-case strings.
 
+mod explain;
 mod generation;
 mod info;
 mod line;
@@ -15,6 +16,7 @@ mod position;
 mod stats;
 mod theory;
 
+pub use explain::{CycleMove, ExplainReport, Target, explain_report};
 pub use generation::{BothSides, GenSummary, PerPhase};
 pub use info::{TableInfo, table_infos, table_paths};
 pub use line::{LineEnd, LineMove, LineReport, Repetition, line_report};

@@ -37,6 +37,9 @@ enum Command {
     Probe(position::Probe),
     /// The line of best play, numbered like a score sheet.
     Line(position::Line),
+    /// The cycle that decides a result by a repetition rule: each side's moves, what each
+    /// attacks, and what the offender could play instead.
+    Explain(position::Explain),
     /// Generate tables (and every sub-table they need).
     Gen(generating::Gen),
     /// What generating sets (and their missing sub-tables) will take: slots, peak memory,
@@ -66,6 +69,7 @@ impl Command {
             Command::Show(c) => c.run(out),
             Command::Probe(c) => c.run(out),
             Command::Line(c) => c.run(out),
+            Command::Explain(c) => c.run(out),
             Command::Gen(c) => c.run(out),
             Command::Plan(c) => c.run(out),
             Command::Stats(c) => c.run(out),

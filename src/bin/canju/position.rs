@@ -1,14 +1,15 @@
-//! Commands about one position: `moves`, `perft`, `show`, `probe`, `line`.
+//! Commands about one position: `moves`, `perft`, `show`, `probe`, `line`, `explain`.
 
 use crate::Result;
 use crate::args::{JsonFlag, NoGenFlag, NotationArg, TableArgs};
 use crate::generating::{Making, ensure_table};
-use crate::text::{line_ending, score_sheet, verdict_line};
+use crate::text::{explanation, line_ending, score_sheet, verdict_line};
+use canju::cycle::DEFAULT_BUDGET;
 use canju::display::{render_board, use_color};
 use canju::material::Material;
 use canju::probe::Results;
 use canju::probe::Tablebase;
-use canju::report::{line_report, probe_report};
+use canju::report::{explain_report, line_report, probe_report};
 use canju::rules::{Move, Notation, Position};
 use canju::value::Standing;
 use std::io::Write;
@@ -187,6 +188,30 @@ impl Line {
         {
             writeln!(out, "{end}")?;
         }
+        Ok(())
+    }
+}
+
+/// `canju explain`.
+#[derive(clap::Args)]
+pub struct Explain {
+    #[command(flatten)]
+    at: PositionArgs,
+    /// Positions the search for the cycle examines at most.
+    #[arg(long, default_value_t = DEFAULT_BUDGET)]
+    max_positions: usize,
+}
+
+impl Explain {
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let (pos, tb) = self.at.open()?;
+        let report = explain_report(&tb, &pos, Some(self.max_positions))?;
+        if self.at.json.json {
+            writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            return Ok(());
+        }
+        write!(out, "{}", render_board(&pos, use_color()))?;
+        write!(out, "{}", explanation(&tb, &pos, &report)?)?;
         Ok(())
     }
 }

@@ -1,6 +1,8 @@
 //! Text forms shared by several commands.
 
-use canju::report::{LineEnd, LineReport};
+use crate::Result;
+use canju::probe::Tablebase;
+use canju::report::{CycleMove, ExplainReport, LineEnd, LineReport};
 use canju::rules::Position;
 use canju::value::{Rule, Value};
 
@@ -131,4 +133,123 @@ fn capitalised(s: &str) -> String {
         .next()
         .map(|c| c.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
+}
+
+/// `explain`'s text: the verdict, then the cycle move by move with what each move attacks
+/// and, for the offender, what else it could play.
+pub fn explanation(tb: &Tablebase, pos: &Position, report: &ExplainReport) -> Result<String> {
+    let verdict = match tb.probe(pos) {
+        Ok(value) => verdict_line(pos, value),
+        Err(e) if e.lacks_distances() => {
+            format!("{} to move: {}", pos.turn(), tb.probe_outcome(pos)?)
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut text = format!("{verdict}\n");
+    let (Some(winner), Some(offender)) = (report.winner, report.offender) else {
+        text.push_str("No repetition rule decides this position: nothing to explain (`canju line` shows its best play).\n");
+        return Ok(text);
+    };
+    if !report.found {
+        text.push_str(&format!(
+            "No cycle found among the {} positions searched{}: the value stands (the tables say \
+             {offender} cannot avoid losing except by attacking forever), but this search does not \
+             show the play; try a larger --max-positions.\n",
+            report.explored,
+            if report.complete {
+                " (all that both sides reach keeping their values)"
+            } else {
+                ""
+            }
+        ));
+        return Ok(text);
+    }
+    if !report.prefix.is_empty() {
+        let moves: Vec<&str> = report.prefix.iter().map(|m| m.iccs.as_str()).collect();
+        text.push_str(&format!(
+            "The play reaches the cycle by {}.\n",
+            moves.join(" ")
+        ));
+    }
+    text.push_str(&format!("The cycle, {} plies:\n", report.cycle.len()));
+    for (k, m) in report.cycle.iter().enumerate() {
+        text.push_str(&format!(
+            "  {:>2}. {:<5} {}  {}  {}\n",
+            k + 1,
+            m.played.side,
+            pad(&m.played.chinese, 10),
+            m.played.iccs,
+            attack_words(m)
+        ));
+        if m.played.side == offender {
+            text.push_str(&format!("      {}\n", alternatives(m, offender)));
+        }
+    }
+    let offending: Vec<&str> = report
+        .cycle
+        .iter()
+        .filter(|m| m.played.side == offender)
+        .map(|m| m.played.attack)
+        .collect();
+    let does = if offending.iter().all(|a| *a == "check") {
+        "checks"
+    } else if offending.iter().all(|a| *a == "chase") {
+        "chases"
+    } else {
+        "checks or chases"
+    };
+    let why = match report.shape {
+        Some("checker-against-chaser") => format!(
+            "Every move of {offender} checks, while {winner} checks and chases: a side that only \
+             checks loses against one that chases."
+        ),
+        _ => format!(
+            "Every move of {offender} {does}, while {winner} moves idly (閑) at least once: \
+             {offender} alone attacks forever, which the rule forbids."
+        ),
+    };
+    text.push_str(&format!(
+        "After the last move the cycle's first position stands again. {why} {} must leave \
+         the cycle, and the tables say it loses whichever way it goes.\n",
+        capitalised(offender)
+    ));
+    Ok(text)
+}
+
+/// "checks", "chases the horse on d3 with the rook on e3", "idle".
+fn attack_words(m: &CycleMove) -> String {
+    let chased: Vec<String> = m
+        .targets
+        .iter()
+        .map(|t| {
+            format!(
+                "the {} on {} with the {} on {}",
+                t.target, t.on, t.attacker, t.from
+            )
+        })
+        .collect();
+    match m.played.attack {
+        "check" => "checks".to_string(),
+        "chase" => format!("chases {}", chased.join(" and ")),
+        "pawn-chase" => format!("idle (a pawn's own chase of {})", chased.join(" and ")),
+        other => other.to_string(),
+    }
+}
+
+/// What else the offender could play where it made move `m`.
+fn alternatives(m: &CycleMove, offender: &str) -> String {
+    let others: Vec<&str> = m
+        .keeping
+        .iter()
+        .map(String::as_str)
+        .filter(|o| *o != m.played.iccs)
+        .collect();
+    if others.is_empty() {
+        format!("{offender}'s only move here that is not mated")
+    } else {
+        format!(
+            "{offender}'s other moves here that are not mated (each also loses by the rule): {}",
+            others.join(" ")
+        )
+    }
 }
