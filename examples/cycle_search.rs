@@ -20,6 +20,7 @@ fn main() {
         .map_or(DEFAULT_BUDGET, |s| s.parse().expect("BUDGET"));
     let tb = Tablebase::open(&dir);
     let table = tb.table(set).expect("the set's table");
+    tb.load_all(&table).expect("the set's values");
     let (mut explored, mut missed, mut slowest) = (Vec::new(), Vec::new(), (0.0, String::new()));
     let started = Instant::now();
     let rule_positions = (0..table.index.size())

@@ -29,14 +29,14 @@
 use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::rules::{Move, MoveAttack, Position, PositionError};
-use crate::table::{
-    self, DtmSide, DtmValues, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_WIN,
-};
+use crate::table::{self, DtmSide, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_WIN};
 use crate::value::{Outcome, Rule, Standing, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
 use thiserror::Error;
+
+mod searched_side;
 
 /// The rule set a table is generated under (`docs/conventions.md`, Values).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -207,33 +207,19 @@ pub struct Table {
 }
 
 impl Table {
-    /// Reads every value into memory (checking the checksums; a byte a value where every one
-    /// has a one-byte form, else two), so later look-ups are array reads. Used by the
-    /// verifier.
-    ///
-    /// # Errors
-    /// A checksum mismatch or a block that does not decode.
-    pub fn load_all(&self) -> Result<(), TableError> {
-        if self.holds_distances() && self.all.iter().any(|side| side.get().is_none()) {
-            // Both sides after one pass over the checksums.
-            let DtmValues(sides) = self.file.load_dtm()?;
-            for (cell, values) in self.all.iter().zip(sides) {
-                let _ = cell.set(values);
-            }
-        }
-        self.load_side(0)?;
-        self.load_side(1)
-    }
-
-    /// Reads the values of `side` (0 red, 1 black) to move into memory, as
-    /// [`Table::load_all`] does for both: the generator needs one side of each sub-table,
-    /// since every position a capture reaches has the captured side to move.
+    /// Reads the values of `side` (0 red, 1 black) to move into memory (checking the
+    /// checksums; a byte a value where every one has a one-byte form, else two), so later
+    /// look-ups are array reads: the generator needs one side of each sub-table, since every
+    /// position a capture reaches has the captured side to move.
     ///
     /// A table without distances (`--wdl-only`) gives its wins and losses stand-in distances
-    /// ([`Table::stored`]).
+    /// ([`Table::stored`]). The side whose distances a one-ply search gives
+    /// ([`Table::searches`]) is read by [`Tablebase::load_side`], which can reach the tables
+    /// its captures lead to.
     ///
     /// # Errors
-    /// A checksum mismatch or a block that does not decode.
+    /// [`TableError::DistancesNotStored`] for that side; a checksum mismatch or a block that
+    /// does not decode.
     pub fn load_side(&self, side: usize) -> Result<(), TableError> {
         if self.all[side].get().is_none() {
             let values = if self.holds_distances() {
@@ -242,13 +228,21 @@ impl Table {
                 let codes = self.file.load_wdl_of(side)?;
                 let stored = codes
                     .into_iter()
-                    .map(|code| Ok(self.outcome_of_code(code)?.stand_in().to_stored()))
+                    .map(|code| Ok(self.outcome_of_code(code, side)?.stand_in().to_stored()))
                     .collect::<Result<_, TableError>>()?;
                 DtmSide::from_stored(stored)
             };
             let _ = self.all[side].set(values);
         }
         Ok(())
+    }
+
+    /// True if the distances of `side` (0 red, 1 black) to move are not in the file but
+    /// follow by a one-ply search over the other side's (format 9 on), and have not been read
+    /// whole yet ([`Tablebase::load_side`]).
+    pub fn searches(&self, side: usize) -> bool {
+        let h = self.file.header();
+        h.holds_distances() && !h.stores_distances_of(side) && self.all[side].get().is_none()
     }
 
     /// True if the table stores distances to mate (it was not generated with `--wdl-only`).
@@ -268,7 +262,7 @@ impl Table {
             None if self.holds_distances() => self.file.dtm(side, i),
             None => {
                 let code = self.file.wdl(side, i)?;
-                Ok(self.outcome_of_code(code)?.stand_in().to_stored())
+                Ok(self.outcome_of_code(code, side)?.stand_in().to_stored())
             }
         }
     }
@@ -303,25 +297,27 @@ impl Table {
     /// # Errors
     /// A damaged block.
     pub fn outcome(&self, pos: &Position) -> Result<Option<Outcome>, TableError> {
-        if self.holds_distances() {
+        let side = pos.turn().index();
+        if self.file.header().stores_distances_of(side) {
             return Ok(self.value(pos)?.map(Outcome::from));
         }
         let Some(i) = self.index.encode(pos) else {
             return Ok(None);
         };
-        let code = self.file.wdl(pos.turn().index(), i)?;
-        self.outcome_of_code(code).map(Some)
+        let code = self.file.wdl(side, i)?;
+        self.outcome_of_code(code, side).map(Some)
     }
 
-    /// The outcome a WDL code of this table stands for.
+    /// The outcome a WDL code of `side` to move stands for.
     ///
     /// # Errors
     /// [`TableError::CorruptPayload`] for a code the table cannot hold (the rules' codes 3 to
-    /// 8 occur only in a table without distances).
-    fn outcome_of_code(&self, code: u8) -> Result<Outcome, TableError> {
-        let rule = match self.holds_distances() {
-            false => table::rule_of_wdl_code(code),
-            true => None,
+    /// 8 occur only in a table without distances, and on the side whose distances a search
+    /// gives).
+    fn outcome_of_code(&self, code: u8, side: usize) -> Result<Outcome, TableError> {
+        let rule = match self.file.header().rule_codes_of(side) {
+            true => table::rule_of_wdl_code(code),
+            false => None,
         };
         Ok(match (code, rule) {
             (_, Some((true, rule))) => Outcome::WinByRule(rule),
@@ -338,8 +334,9 @@ impl Table {
         let Some(i) = self.index.encode(pos) else {
             return Ok(None);
         };
-        let code = self.file.wdl(pos.turn().index(), i)?;
-        Ok(Some(Wdl::from(self.outcome_of_code(code)?)))
+        let side = pos.turn().index();
+        let code = self.file.wdl(side, i)?;
+        Ok(Some(Wdl::from(self.outcome_of_code(code, side)?)))
     }
 
     /// Statistics per side to move from the header.
@@ -566,12 +563,15 @@ impl Tablebase {
     /// The table is missing or damaged, or has no slot for the position.
     pub fn probe_unchecked(&self, pos: &Position) -> Result<Value, ProbeError> {
         let (table, view) = self.table_and_view(pos)?;
-        table
-            .value(view.as_ref().unwrap_or(pos))?
-            .ok_or_else(|| ProbeError::NotInTable {
-                material: table.material.name(),
-                fen: pos.fen(),
-            })
+        let p = view.as_ref().unwrap_or(pos);
+        let value = match table.searches(p.turn().index()) {
+            true => self.searched_value(&table, p)?,
+            false => table.value(p)?,
+        };
+        value.ok_or_else(|| ProbeError::NotInTable {
+            material: table.material.name(),
+            fen: pos.fen(),
+        })
     }
 
     /// Win, draw or loss for the side to move, from the compact WDL section.

@@ -254,6 +254,10 @@ pub fn verdict(
     catalogue: &Catalogue,
 ) -> Result<Verdict, ProbeError> {
     let table = tb.table(material)?;
+    if table.searches(0) || table.searches(1) {
+        // Every value is read: the searched side's once, whole, rather than per position.
+        tb.load_all(&table)?;
+    }
     let index = &table.index;
     // In the stored colouring, which side is the attacker.
     let attacker = if table.material == material {

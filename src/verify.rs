@@ -158,22 +158,13 @@ fn verify_outcomes(tb: &Tablebase, table: &Table) -> Result<VerifyReport, Verify
     })
 }
 
-/// The value a position must have given its successors' values.
+/// The value a position must have given its successors' values
+/// ([`Tablebase::value_from_moves`]).
+///
+/// # Errors
+/// A table a move reaches is missing or damaged.
 pub fn derive_value(tb: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
-    let moves = pos.legal_moves();
-    if moves.is_empty() {
-        return Ok(Value::Loss(0));
-    }
-    let mut best = Value::Loss(0);
-    let mut first = true;
-    for &mv in moves.iter() {
-        let v = tb.probe(&pos.after(mv))?.parent();
-        if first || v.goodness() > best.goodness() {
-            best = v;
-            first = false;
-        }
-    }
-    Ok(best)
+    tb.value_from_moves(pos)
 }
 
 /// Checks every legal position of `material`'s table.
@@ -183,8 +174,10 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
         table.file.verify_checksums().map_err(ProbeError::from)?;
         return verify_outcomes(tb, &table);
     }
-    // Checks the checksums (and load_wdl below once more).
-    table.load_all().map_err(ProbeError::from)?;
+    // Checks the checksums (and load_wdl below once more). The side whose distances a
+    // search gives is read by that search: its wins and losses then agree with their moves
+    // by construction, and the check below proves its WDL codes and rule results.
+    tb.load_all(&table)?;
     // The WDL section is stored separately (its own codec); it must agree with every value.
     // (From format 7 the distances are read through it, so this guards formats up to 6.)
     let wdl = table.file.load_wdl().map_err(ProbeError::from)?;
@@ -196,7 +189,8 @@ pub fn verify_table(tb: &Tablebase, material: Material) -> Result<VerifyReport, 
             let stored = table.stored(turn.index(), i).map_err(ProbeError::from)?;
             let expected = derive_value(tb, &pos)?;
             let code = wdl[turn.index()][i as usize];
-            let wdl_ok = code == crate::table::wdl_code(stored);
+            let rule_codes = table.file.header().rule_codes_of(turn.index());
+            let wdl_ok = code == crate::table::wdl_code_with(stored, rule_codes);
             if !agrees(tb, &pos, Value::from_stored(stored), expected)? || !wdl_ok {
                 let v = Value::from_stored(stored)
                     .map_or_else(|| format!("raw {stored:#x}"), |v| v.to_string());

@@ -193,7 +193,8 @@ fn textbook_facts() {
 }
 
 /// Sub-tables read through their memory maps (block by block, as large ones are) give the
-/// same tables, byte for byte, as sub-tables read whole.
+/// same tables, byte for byte, as sub-tables read whole. (A side whose distances a search
+/// gives is read whole either way.)
 #[test]
 fn sub_tables_read_through_their_maps_give_the_same_tables() {
     let names = ["KRKN", "KRKR", "KCKA", "KRNK"];
@@ -211,7 +212,7 @@ fn sub_tables_read_through_their_maps_give_the_same_tables() {
         let file = format!("{name}.asian.ctb");
         let a = std::fs::read(dirs[0].path().join(&file)).unwrap();
         let b = std::fs::read(dirs[1].path().join(&file)).unwrap();
-        assert!(a.len() > 1000, "{file}: {} bytes", a.len());
+        assert!(a.len() > 500, "{file}: {} bytes", a.len());
         assert!(a == b, "{file} differs");
     }
 }

@@ -82,7 +82,10 @@ fn the_rule_changes_only_draws_and_tables_verify() {
     let mut changed = [0u64; 2];
     for m in &sets {
         let p = plain.table(*m).unwrap();
+        plain.load_all(&p).unwrap();
         let a = check.table(*m).unwrap();
+        // Whole, so that `value` reads the side a search gives too.
+        check.load_all(&a).unwrap();
         assert_eq!(a.rules(), "check");
         assert_eq!(p.rules(), "plain");
         for i in 0..p.index.size() {

@@ -95,6 +95,8 @@ fn every_rule_result_up_to_4_men_has_a_cycle_that_shows_it() {
         let mut shown = 0;
         for m in &sets {
             let table = tb.table(*m).unwrap();
+            // Whole, so that `value` reads the side a search gives too.
+            tb.load_all(&table).unwrap();
             shown += table
                 .index
                 .par_legal_positions()
@@ -121,6 +123,7 @@ fn under_the_check_rule_chases_are_idle_moves_of_the_cycle() {
         &[Material::parse("KRKN").unwrap()],
     );
     let table = tb.table(Material::parse("KRKN").unwrap()).unwrap();
+    tb.load_all(&table).unwrap();
     let mut shown = 0;
     for (_, pos) in table.index.legal_positions() {
         if table.value(&pos).unwrap().unwrap().is_by_rule() {

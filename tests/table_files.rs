@@ -139,38 +139,70 @@ fn every_value_up_to_four_men_reads_back() {
     let tb = Tablebase::open(dir.path());
     let sets = Material::all_up_to(4);
     generate_all(&tb, &sets, &GenOptions::default()).unwrap();
-    let mut checked = 0u64;
+    let (mut checked, mut searched) = (0u64, 0u64);
     for m in sets {
         let solved = canju::generate::solve(&tb, m, &GenOptions::default())
             .unwrap()
             .values
             .into_stored();
         let table = tb.table(m).unwrap();
-        for (side, values) in solved.iter().enumerate() {
-            for (i, &v) in values.iter().enumerate() {
+        let header = table.file.header();
+        // Each position's probe, one at a time: a one-ply search for the side whose distances
+        // the file does not store (before anything is read whole).
+        let probed: Vec<Vec<_>> = (0..2)
+            .map(|side| {
+                (0..table.index.size())
+                    .map(|i| {
+                        let turn = canju::rules::Color::ALL[side];
+                        let pos = table.index.decode(i, turn)?;
+                        let legal = table.index.encode(&pos) == Some(i) && pos.validate().is_ok();
+                        legal.then(|| tb.probe(&pos).unwrap())
+                    })
+                    .collect()
+            })
+            .collect();
+        // Both sides whole, the searched one by the search over every slot.
+        let values = tb.stored_values(m).unwrap();
+        let whole = Tablebase::open(dir.path());
+        whole.load_all(&whole.table(m).unwrap()).unwrap();
+        for (side, solved) in solved.iter().enumerate() {
+            for (i, &v) in solved.iter().enumerate() {
                 if v == 0xFFFF {
                     continue;
                 }
+                assert_eq!(values[side][i], v, "{m} side {side} slot {i}");
                 let i = i as u64;
-                assert_eq!(
-                    table.file.dtm(side, i).unwrap(),
-                    v,
-                    "{m} side {side} slot {i}"
-                );
+                if header.stores_distances_of(side) {
+                    assert_eq!(
+                        table.file.dtm(side, i).unwrap(),
+                        v,
+                        "{m} side {side} slot {i}"
+                    );
+                }
+                let turn = canju::rules::Color::ALL[side];
+                let pos = table.index.decode(i, turn).unwrap();
+                let one = probed[side][i as usize].expect("a legal slot");
+                assert_eq!(whole.probe(&pos).unwrap(), one, "{m} side {side} slot {i}");
                 let wdl = table.file.wdl(side, i).unwrap();
-                // Draw, win by rule, loss by rule, then distances (odd wins).
+                // Draw, then the rules' wins and losses, then distances (odd wins).
+                let rule_codes = header.rule_codes_of(side);
                 let expected = match v {
                     0xFFFE => 1,
+                    0xFFFC if rule_codes => 4,
+                    0xFFFD if rule_codes => 3,
                     0xFFFC => 2,
                     0xFFFD => 0,
                     d => 2 * (d % 2) as u8,
                 };
                 assert_eq!(wdl, expected, "{m} side {side} slot {i}");
                 checked += 1;
+                searched += u64::from(!header.stores_distances_of(side));
             }
         }
     }
     assert!(checked > 1_000_000, "{checked}");
+    // Every table with distances stores one side's and finds the other's by search.
+    assert!(searched > checked / 3, "{searched} of {checked}");
 }
 
 /// Values shaped like a table's: long runs of a few distances, drawn from a small shared
@@ -218,6 +250,8 @@ fn a_table_compressed_with_a_dictionary_reads_back() {
     file.verify_checksums().unwrap();
     let loaded = canju::table::read_table(&path).unwrap();
     for (side, (written, read)) in values.iter().zip(&loaded.values).enumerate() {
+        // `write_table` keeps both sides' distances: any values read back.
+        let read = read.as_ref().unwrap();
         for (i, (&want, &got)) in written.iter().zip(read).enumerate() {
             if want != 0xFFFF {
                 assert_eq!(want, got, "side {side} slot {i}");
@@ -475,7 +509,7 @@ fn with_header(path: &Path, edit: impl FnOnce(&mut canju::table::Header)) -> Vec
     let bytes = std::fs::read(path).unwrap();
     let (mut header, start) = parse_header(path, &bytes).unwrap();
     edit(&mut header);
-    let head = bincode::encode_to_vec(&header, bincode::config::standard()).unwrap();
+    let head = canju::table::encode_header(&header);
     let mut v = bytes[..8].to_vec();
     v.extend((head.len() as u32).to_le_bytes());
     v.extend(xxhash_rust::xxh3::xxh3_64(&head).to_le_bytes());
@@ -496,7 +530,17 @@ fn crafted_headers_are_refused_naming_the_check() {
     let copy = path.with_file_name("same.ctb");
     std::fs::write(&copy, &same).unwrap();
     assert!(read_table(&copy).is_ok());
-    let cases: [(&str, HeaderEdit); 6] = [
+    let cases: [(&str, HeaderEdit); 8] = [
+        // A side to move that is none, or both sides' distances claimed of a file that
+        // holds one side's blocks.
+        (
+            "the side its distances are stored for",
+            Box::new(|h| h.dtm_side = Some(2)),
+        ),
+        (
+            "DTM section's block layout",
+            Box::new(|h| h.dtm_side = None),
+        ),
         // Any slot count, the largest included: no overflow, a named refusal.
         ("section's block layout", Box::new(|h| h.slots = u64::MAX)),
         (
@@ -618,4 +662,63 @@ fn krk_dir_cached() -> (std::path::PathBuf, std::path::PathBuf) {
     static DIR: std::sync::LazyLock<(tempfile::TempDir, std::path::PathBuf)> =
         std::sync::LazyLock::new(krk_dir);
     (DIR.0.path().to_path_buf(), DIR.1.clone())
+}
+
+#[test]
+fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_payload() {
+    // Written by canju's format 8 (both sides' distances; `asian` with the chase rule):
+    // KRKN and every set it and KNKA reach.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format8");
+    let old_dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), old_dir.path().join(e.file_name())).unwrap();
+    }
+    let old = Tablebase::open(old_dir.path());
+    let new_dir = tempfile::tempdir().unwrap();
+    let new = Tablebase::open(new_dir.path());
+    let sets = ["KRKN", "KNKA"].map(|m| Material::parse(m).unwrap());
+    generate_all(&new, &sets, &GenOptions::default()).unwrap();
+    for m in sets {
+        let (o, n) = (old.table(m).unwrap(), new.table(m).unwrap());
+        assert_eq!(o.file.header().format_version, 8);
+        assert_eq!(
+            o.file.header().dtm_side,
+            None,
+            "{m}: format 8 stores both sides"
+        );
+        assert!(n.file.header().dtm_side.is_some(), "{m}: today one side");
+        assert!(n.file.file_bytes() < o.file.file_bytes(), "{m}");
+        // Same value for every position, read from both sides' distances in the old file
+        // and through the search in the new one.
+        for (_, pos) in o.index.legal_positions() {
+            assert_eq!(
+                old.probe(&pos).unwrap(),
+                new.probe(&pos).unwrap(),
+                "{m} {}",
+                pos.fen()
+            );
+        }
+        canju::verify::verify_table(&old, m).unwrap();
+    }
+    // Repacked: today's format, the payload byte for byte (both sides stay stored).
+    let path = old_dir.path().join("KRKN.asian.ctb");
+    let payload = {
+        let f = canju::table::TableFile::open(&path).unwrap();
+        std::fs::read(&path).unwrap()[f.payload_start()..].to_vec()
+    };
+    old.forget(sets[0]);
+    let r = canju::table::repack(&path).unwrap();
+    assert_eq!(r.path, path);
+    let f = canju::table::TableFile::open(&path).unwrap();
+    assert_eq!(f.header().format_version, canju::table::FORMAT_VERSION);
+    assert_eq!(f.header().dtm_side, None);
+    assert_eq!(
+        std::fs::read(&path).unwrap()[f.payload_start()..],
+        payload[..]
+    );
+    assert_eq!(
+        read_table(&path).unwrap().values.map(|v| v.is_some()),
+        [true; 2]
+    );
 }

@@ -41,6 +41,8 @@ fn wdl_only_tables_hold_the_same_results_and_no_distances() {
     for name in ["KRK", "KNK", SET] {
         let m = Material::parse(name).unwrap();
         let (with, without) = (full.table(m).unwrap(), wdl.table(m).unwrap());
+        // Whole, so that `value` reads the side a search gives too.
+        full.load_all(&with).unwrap();
         assert!(
             with.holds_distances() && !without.holds_distances(),
             "{name}"
@@ -229,11 +231,19 @@ fn verify_checks_outcomes_of_tables_without_distances_and_can_fail() {
     };
     let full_dir = tempfile::tempdir().unwrap();
     let full = generate(full_dir.path(), false);
-    let mut values = canju::table::read_table(&full.path_of(m)).unwrap().values;
+    let mut values = full.stored_values(m).unwrap();
     values[0][slot as usize] = 0xFFFE; // the stored form of a draw
     let stats = full.table(m).unwrap().stats().clone();
     tb.forget(m);
-    canju::table::write_table_with(&path, "asian", SET, values, stats, false).unwrap();
+    canju::table::write_table_with(
+        &path,
+        "asian",
+        SET,
+        values,
+        stats,
+        canju::table::Distances::None,
+    )
+    .unwrap();
     let err = canju::verify::verify_table(&tb, m).unwrap_err();
     assert!(
         matches!(&err, canju::verify::VerifyError::Mismatch { stored, expected, .. } if stored == "draw" && expected == "win"),

@@ -480,12 +480,16 @@ impl ValueSource for Cells {
         Cells::stored(self, side, slot)
     }
 
-    fn into_wdl_codes(self, rule_codes: bool) -> [WdlCodes; 2] {
+    fn into_wdl_codes(self, rule_codes: [bool; 2]) -> [WdlCodes; 2] {
         let Cells { sides, size, big } = self;
         let [red, black] = sides;
         let [red_big, black_big] = big.map(|m| m.into_inner().expect("no panic holds the lock"));
         // The bytes are turned into codes where they are: no second copy of the values.
-        [(red, red_big), (black, black_big)].map(|(side, big)| {
+        [
+            (red, red_big, rule_codes[0]),
+            (black, black_big, rule_codes[1]),
+        ]
+        .map(|(side, big, rule_codes)| {
             let words: Vec<u64> = side.into_iter().map(AtomicU64::into_inner).collect();
             let mut codes = WdlCodes::new(words, size as usize);
             let mut last = wdl_code(STORED_DRAW);
@@ -527,7 +531,7 @@ mod tests {
         cells.settle_draws();
         assert_eq!(cells.stored(0, 1), STORED_DRAW);
         assert_eq!(cells.stored(0, 3), STORED_ILLEGAL);
-        let codes = cells.into_wdl_codes(false);
+        let codes = cells.into_wdl_codes([false; 2]);
         assert_eq!(
             codes[0].as_bytes(),
             [2, 1, 1, 1],

@@ -21,10 +21,22 @@ const SUB_VALUE_BYTES: u64 = 1;
 /// pages of its file read, at most its compressed size.
 pub(super) const MOST_SLOTS_READ_WHOLE: u64 = 1 << 22;
 
-/// Bytes a sub-table of `slots` slots per side takes while a set is generated.
+/// Slots per side of the largest table written with one side to move's distances
+/// ([`crate::table::Distances::OneSide`]; every set up to 5 men). A generation that reads
+/// such a table as a sub-table and needs its other side finds that side by a one-ply search
+/// of every slot, held whole (a byte a slot, and the stored side whole beside it), so larger
+/// tables keep both sides' distances: their sub-table reads stay within their pages.
+pub(super) const MOST_SLOTS_ONE_SIDE_DTM: u64 = 1 << 26;
+
+/// Bytes a sub-table of `slots` slots per side takes while a set is generated: read whole;
+/// or through its memory map (at most its compressed size) unless the side needed is the one
+/// a search gives, which is then read whole with the stored side (counted here, as the
+/// plan cannot know which side a table not yet written stores).
 fn sub_table_bytes(slots: u64) -> u64 {
     if slots <= MOST_SLOTS_READ_WHOLE {
         slots.saturating_mul(SUB_VALUE_BYTES)
+    } else if slots <= MOST_SLOTS_ONE_SIDE_DTM {
+        slots.saturating_mul(2 * SUB_VALUE_BYTES)
     } else {
         (slots as f64 * super::plan::DISK_BYTES_PER_SLOT) as u64
     }

@@ -803,7 +803,15 @@ pub fn generate_one(
         stats = stats.map(without_distances);
     }
     let rules = tb.rules().name();
-    let distances = !opts.wdl_only;
+    // One side's distances: the other's follow by a one-ply search (Tablebase::probe).
+    let distances = match (
+        opts.wdl_only,
+        index.size() <= memory::MOST_SLOTS_ONE_SIDE_DTM,
+    ) {
+        (true, _) => table::Distances::None,
+        (false, true) => table::Distances::OneSide,
+        (false, false) => table::Distances::BothSides,
+    };
     let file_bytes =
         table::write_table_with(&path, rules, &name, values, stats.clone(), distances)?;
     tb.forget(material);
@@ -847,8 +855,10 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
                 let whole = opts
                     .whole_sub_table_slots
                     .unwrap_or(memory::MOST_SLOTS_READ_WHOLE);
-                if table.index.size() <= whole {
-                    table.load_side(to_move.index())?;
+                // A side whose distances the file does not store is found by a search, so
+                // it is read whole whatever its size.
+                if table.index.size() <= whole || table.searches(to_move.index()) {
+                    tb.load_side(&table, to_move.index())?;
                 }
                 subs[victim.index()][role.index()] = Some(SubTable { table, swap });
             }

@@ -22,6 +22,9 @@ pub struct TableInfo {
     /// True if the table stores distances to mate (false: made with `--wdl-only`, or
     /// unreadable).
     pub distances: bool,
+    /// Whose distances the file stores: `both` sides to move's, or `red`'s or `black`'s only
+    /// (the other side's follow by a one-ply search); `None` without distances.
+    pub distances_stored: Option<&'static str>,
     /// Why the file cannot be read (then `material` and `rules` come from its name and
     /// `positions` is 0), or `None`.
     pub error: Option<String>,
@@ -58,6 +61,12 @@ fn table_info(path: PathBuf) -> TableInfo {
                 bytes,
                 bits_per_position: 8.0 * bytes as f64 / positions.max(1) as f64,
                 distances,
+                distances_stored: match (distances, h.dtm_side) {
+                    (false, _) => None,
+                    (true, None) => Some("both"),
+                    (true, Some(0)) => Some("red"),
+                    (true, Some(_)) => Some("black"),
+                },
                 error: None,
                 file: path,
             }
@@ -71,6 +80,7 @@ fn table_info(path: PathBuf) -> TableInfo {
                 bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
                 bits_per_position: 0.0,
                 distances: false,
+                distances_stored: None,
                 error: Some(e.to_string()),
                 file: path,
             }

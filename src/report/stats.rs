@@ -4,7 +4,7 @@ use crate::material::Material;
 use crate::probe::{ProbeError, Table, Tablebase};
 use crate::rules::Position;
 use crate::table::SideStats;
-use crate::value::Value;
+use crate::value::{Outcome, Value};
 use serde::Serialize;
 
 /// Per side to move counts of a set (`canju stats --json`). Counts are *positions*: legal
@@ -80,9 +80,13 @@ pub fn rule_decided_positions(
     mut each: impl FnMut(&Position, Value),
 ) -> Result<(), ProbeError> {
     for (_, pos) in table.index.legal_positions() {
-        if let Some(v) = table.value_or_stand_in(&pos)?
-            && v.is_by_rule()
-        {
+        // A result by a rule has no distance: the outcome says all of it.
+        let rule_value = match table.outcome(&pos)? {
+            Some(Outcome::WinByRule(r)) => Some(Value::WinByRule(r)),
+            Some(Outcome::LossByRule(r)) => Some(Value::LossByRule(r)),
+            _ => None,
+        };
+        if let Some(v) = rule_value {
             if table.material == m {
                 each(&pos, v);
             } else {

@@ -91,6 +91,38 @@ pub enum TableError {
         /// Its format version.
         version: u32,
     },
+    /// A distance of the side to move whose distances the file does not store was asked of
+    /// the file itself: they follow by a one-ply search over the stored side, which
+    /// [`crate::probe::Tablebase`] makes (its `probe`, `load_side`).
+    #[error(
+        "{}: stores the distances of {} to move only; the other side's are found by a one-ply \
+         search through the Tablebase",
+        .path.display(),
+        ["black", "red"][*.side]
+    )]
+    DistancesNotStored {
+        /// The file.
+        path: PathBuf,
+        /// The side asked for (0 red, 1 black).
+        side: usize,
+    },
+    /// The WDL code of a position whose distance a one-ply search gives disagrees with what
+    /// its moves give: the file, or a table its captures reach, is damaged.
+    #[error(
+        "{}: {fen} is stored as {code} but its moves give {search}; `canju verify` tells which \
+         table is wrong",
+        .path.display()
+    )]
+    SearchDisagrees {
+        /// The file.
+        path: PathBuf,
+        /// The position.
+        fen: String,
+        /// What its WDL code says.
+        code: String,
+        /// What the search found.
+        search: String,
+    },
 }
 
 pub(super) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
@@ -109,7 +141,9 @@ impl TableError {
             | TableError::TrailingBytes { path, .. }
             | TableError::Version { path, .. }
             | TableError::WrongTable { path, .. }
-            | TableError::CheckOnlyRules { path, .. } => path,
+            | TableError::CheckOnlyRules { path, .. }
+            | TableError::DistancesNotStored { path, .. }
+            | TableError::SearchDisagrees { path, .. } => path,
             TableError::BadMagic(path)
             | TableError::Truncated(path)
             | TableError::CorruptPayload(path)
@@ -119,6 +153,11 @@ impl TableError {
 
     /// True when the file exists but its contents are wrong (not an I/O failure).
     pub fn is_damage(&self) -> bool {
-        !matches!(self, TableError::Io { .. } | TableError::NoDistances(_))
+        !matches!(
+            self,
+            TableError::Io { .. }
+                | TableError::NoDistances(_)
+                | TableError::DistancesNotStored { .. }
+        )
     }
 }

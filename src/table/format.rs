@@ -19,10 +19,15 @@ pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// which from format 8 is the 棋例's rules against perpetual check and perpetual chase.
 /// Before it, `asian` was the perpetual-check rule alone, so an older header's `asian` is
 /// read as [`CHECK_RULES`] and such a file is never taken for today's `asian`.
-pub const FORMAT_VERSION: u32 = 8;
+///
+/// Format 9 may store the distances of one side to move only ([`Header::dtm_side`]): the
+/// other side's follow by a one-ply search over the stored side (`crate::probe`), and its WDL
+/// codes tell results by the rule apart, as a table without distances does.
+pub const FORMAT_VERSION: u32 = 9;
 /// Oldest layout still read (3: WDL in zstd frames, no dictionaries; 4: with dictionaries;
 /// 5: WDL blocks of one stream and any size, payload right after the header; 6: the DTM
-/// section always present, WDL codes 0 to 2; 7: DTM as halves, `--wdl-only`).
+/// section always present, WDL codes 0 to 2; 7: DTM as halves, `--wdl-only`; 8: `asian` with the
+/// chase rule).
 pub const OLDEST_READABLE_VERSION: u32 = 3;
 /// From format 6 the payload starts at a multiple of this many bytes from the file's start, so
 /// every WDL block is one cache line of the memory map.
@@ -32,6 +37,32 @@ pub const PAYLOAD_ALIGN: usize = 64;
 pub const CHECK_RULES: &str = "check";
 /// The first format whose `asian` includes the chase rule.
 pub const CHASE_RULE_VERSION: u32 = 8;
+/// The first format whose headers hold the WDL code lengths packed
+/// ([`lzh::pack_code_lengths`]) and the DTM section's block offsets as the start and each
+/// block's length ([`lengths_of_offsets`]), which take fewer bytes; a [`Header`] in memory
+/// holds them unpacked.
+pub const PACKED_CODES_VERSION: u32 = 9;
+
+/// Offsets `[start, end of block 0, end of block 1, ...]` as `[start, length of block 0,
+/// ...]`, as headers store them from [`PACKED_CODES_VERSION`].
+pub(super) fn lengths_of_offsets(offsets: &[u64]) -> Vec<u64> {
+    let first = offsets.first().copied().into_iter();
+    first
+        .chain(offsets.windows(2).map(|w| w[1].saturating_sub(w[0])))
+        .collect()
+}
+
+/// The offsets [`lengths_of_offsets`] turned into lengths, or `None` if they overflow.
+pub(super) fn offsets_of_lengths(lengths: &[u64]) -> Option<Vec<u64>> {
+    let mut at = 0u64;
+    lengths
+        .iter()
+        .map(|&l| {
+            at = at.checked_add(l)?;
+            Some(at)
+        })
+        .collect()
+}
 /// Version of the position <-> index scheme (crate::index).
 pub const INDEX_VERSION: u32 = 1;
 /// Positions per DTM block (2 KiB before compression when distances fit in a byte).
@@ -308,6 +339,7 @@ impl<S: Into<Section>> From<OldHeader<S>> for Header {
             slots: h.slots,
             wdl: h.wdl.into(),
             dtm: Some(h.dtm.into()),
+            dtm_side: None,
             stats: h.stats.map(SideStats::from),
         }
     }
@@ -337,7 +369,37 @@ impl From<HeaderV7> for Header {
             slots: h.slots,
             wdl: h.wdl,
             dtm: h.dtm,
+            dtm_side: None,
             stats: h.stats.map(SideStats::from),
+        }
+    }
+}
+
+/// A header as version 8 stored it: today's fields, with the DTM of both sides to move.
+#[derive(Decode)]
+pub(super) struct HeaderV8 {
+    format_version: u32,
+    rules: String,
+    material: String,
+    index_version: u32,
+    slots: u64,
+    wdl: Section,
+    dtm: Option<Section>,
+    stats: [SideStats; 2],
+}
+
+impl From<HeaderV8> for Header {
+    fn from(h: HeaderV8) -> Self {
+        Header {
+            format_version: h.format_version,
+            rules: h.rules,
+            material: h.material,
+            index_version: h.index_version,
+            slots: h.slots,
+            wdl: h.wdl,
+            dtm: h.dtm,
+            dtm_side: None,
+            stats: h.stats,
         }
     }
 }
@@ -361,6 +423,11 @@ pub struct Header {
     /// section then also tells results by the rule apart ([`WDL_RULE_LOSS`],
     /// [`WDL_RULE_WIN`]).
     pub dtm: Option<Section>,
+    /// The one side to move (0 red, 1 black) whose distances the DTM section holds, or
+    /// `None` if it holds both (always before format 9). The other side's distances follow
+    /// from the stored side's by a one-ply search, and its WDL codes tell results by the rule
+    /// apart ([`WDL_RULE_LOSS`], [`WDL_RULE_WIN`]).
+    pub dtm_side: Option<u8>,
     /// Statistics per side to move (red, black).
     pub stats: [SideStats; 2],
 }
@@ -369,6 +436,26 @@ impl Header {
     /// True if the table stores distances to mate (it was not generated with `--wdl-only`).
     pub fn holds_distances(&self) -> bool {
         self.dtm.is_some()
+    }
+
+    /// True if the DTM section holds the distances of `side` (0 red, 1 black) to move.
+    pub fn stores_distances_of(&self, side: usize) -> bool {
+        self.holds_distances() && self.dtm_side.is_none_or(|s| usize::from(s) == side)
+    }
+
+    /// True if `side`'s WDL codes tell results by the rule apart: a table without
+    /// distances, or the side whose distances are not stored.
+    pub fn rule_codes_of(&self, side: usize) -> bool {
+        !self.stores_distances_of(side)
+    }
+
+    /// Sides to move the DTM section holds blocks for (0 without one).
+    pub fn dtm_sides(&self) -> u64 {
+        match (&self.dtm, self.dtm_side) {
+            (None, _) => 0,
+            (Some(_), Some(_)) => 1,
+            (Some(_), None) => 2,
+        }
     }
 
     /// Where the stored sections end in the payload.
@@ -482,7 +569,8 @@ fn distance_or_illegal(d: Option<u32>) -> u16 {
         .map_or(STORED_ILLEGAL, |d| d as u16)
 }
 
-pub(super) fn check_section(s: &Section, slots: u64) -> bool {
+/// True if section `s` is laid out for `slots` slots a side and `sides` sides to move.
+pub(super) fn check_section(s: &Section, slots: u64, sides: u64) -> bool {
     if s.block_values == 0 || s.value_bytes > 2 || s.offsets.is_empty() {
         return false;
     }
@@ -504,7 +592,7 @@ pub(super) fn check_section(s: &Section, slots: u64) -> bool {
         return false;
     }
     // Checked: a crafted header may claim any slot count.
-    let Some(blocks) = slots.div_ceil(s.block_values as u64).checked_mul(2) else {
+    let Some(blocks) = slots.div_ceil(s.block_values as u64).checked_mul(sides) else {
         return false;
     };
     s.offsets.len() as u64 == blocks.saturating_add(1) && s.offsets.windows(2).all(|w| w[0] <= w[1])
@@ -529,6 +617,24 @@ fn codecs_fit_version(header: &Header, version: u32) -> bool {
             Some(section) => section.codec == dtm,
             None => version >= 7,
         }
+}
+
+/// The bytes of `header` as a file of [`FORMAT_VERSION`] stores it (what follows the magic,
+/// the length and the checksum): bincode, with the code lengths and DTM offsets packed
+/// ([`PACKED_CODES_VERSION`]).
+pub fn encode_header(header: &Header) -> Vec<u8> {
+    let on_disk = Header {
+        wdl: Section {
+            codes: lzh::pack_code_lengths(&header.wdl.codes),
+            ..header.wdl.clone()
+        },
+        dtm: header.dtm.as_ref().map(|dtm| Section {
+            offsets: lengths_of_offsets(&dtm.offsets),
+            ..dtm.clone()
+        }),
+        ..header.clone()
+    };
+    bincode::encode_to_vec(&on_disk, bincode::config::standard()).expect("a header encodes")
 }
 
 /// Reads and checks the header of a table held in `bytes`; returns it and the payload offset.
@@ -577,6 +683,7 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         5 => decode::<OldHeader<SectionV5>>(head),
         6 => decode::<OldHeader<Section>>(head),
         7 => decode::<HeaderV7>(head),
+        8 => decode::<HeaderV8>(head),
         FORMAT_VERSION => decode::<Header>(head),
         _ => {
             return Err(TableError::Version {
@@ -590,6 +697,21 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         path: path.into(),
         check: "it does not decode",
     })?;
+    if version >= PACKED_CODES_VERSION {
+        if let Some(dtm) = header.dtm.as_mut() {
+            dtm.offsets =
+                offsets_of_lengths(&dtm.offsets).ok_or_else(|| TableError::CorruptHeader {
+                    path: path.into(),
+                    check: "the DTM section's block lengths",
+                })?;
+        }
+        header.wdl.codes = lzh::unpack_code_lengths(&header.wdl.codes).ok_or_else(|| {
+            TableError::CorruptHeader {
+                path: path.into(),
+                check: "the WDL section's packed code lengths",
+            }
+        })?;
+    }
     if version < CHASE_RULE_VERSION && header.rules == "asian" {
         header.rules = CHECK_RULES.into();
     }
@@ -626,7 +748,7 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         path: path.into(),
         check,
     };
-    if !check_section(&header.wdl, header.slots) {
+    if !check_section(&header.wdl, header.slots, 2) {
         return Err(corrupt("the WDL section's block layout"));
     }
     if header.wdl.offsets.first() != Some(&0) || header.wdl.value_bytes != 0 {
@@ -635,8 +757,14 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     if !codecs_fit_version(&header, version) {
         return Err(corrupt("the sections' codecs for its format version"));
     }
+    if header
+        .dtm_side
+        .is_some_and(|side| side > 1 || header.dtm.is_none())
+    {
+        return Err(corrupt("the side its distances are stored for"));
+    }
     if let Some(dtm) = &header.dtm {
-        if !check_section(dtm, header.slots) {
+        if !check_section(dtm, header.slots, header.dtm_sides()) {
             return Err(corrupt("the DTM section's block layout"));
         }
         if dtm.value_bytes == 0 {
@@ -709,6 +837,17 @@ mod tests {
                 let _ = stored_of_half(h, code, 2, h % 2 == 0);
             }
         }
+    }
+
+    #[test]
+    fn offsets_round_trip_through_lengths() {
+        for offsets in [vec![], vec![7], vec![64, 100, 100, 4000]] {
+            assert_eq!(
+                offsets_of_lengths(&lengths_of_offsets(&offsets)),
+                Some(offsets)
+            );
+        }
+        assert_eq!(offsets_of_lengths(&[u64::MAX, 1]), None);
     }
 
     #[test]

@@ -25,6 +25,10 @@
 //!   `0xFFFD` in the two-byte one). A table generated with `--wdl-only` has no DTM section (the
 //!   header's `dtm` is `None`); its WDL codes then also tell results by the rule apart (3 loss
 //!   by the rule, 4 win by it), which a table with distances keeps in its DTM section.
+//!   From format 9 the DTM section may hold one side to move's blocks only
+//!   ([`Header::dtm_side`]): the other side's distances follow by a one-ply search over the
+//!   stored side (`crate::probe::Tablebase`), and that side's WDL codes tell results by the
+//!   rule apart, as a table without distances does.
 //!
 //! | bytes | content |
 //! |---|---|

@@ -277,10 +277,31 @@ impl TableFile {
         Ok(block)
     }
 
-    fn locate(&self, s: &Section, side: usize, index: u64) -> (usize, usize) {
-        let per_side = self.header.slots.div_ceil(s.block_values as u64);
-        let b = side as u64 * per_side + index / s.block_values as u64;
+    /// The block of section `s` holding slot `index` of the side whose blocks start at block
+    /// `first`, and the slot's place in it.
+    fn locate(&self, s: &Section, first: usize, index: u64) -> (usize, usize) {
+        let b = first as u64 + index / s.block_values as u64;
         (b as usize, (index % s.block_values as u64) as usize)
+    }
+
+    /// The first block of `side`'s (0 red, 1 black) distances in the DTM section.
+    ///
+    /// # Errors
+    /// [`TableError::NoDistances`] for a table without distances,
+    /// [`TableError::DistancesNotStored`] for the side a one-ply search gives.
+    fn first_dtm_block(&self, side: usize) -> Result<usize, TableError> {
+        let s = self.section(SectionKind::Dtm)?;
+        if !self.header.stores_distances_of(side) {
+            return Err(TableError::DistancesNotStored {
+                path: self.path.clone(),
+                side,
+            });
+        }
+        let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+        Ok(match self.header.dtm_side {
+            Some(_) => 0,
+            None => side * per_side,
+        })
     }
 
     /// Win/draw/loss code ([`WDL_LOSS`], [`WDL_DRAW`], [`WDL_WIN`], and in a table without
@@ -294,7 +315,9 @@ impl TableFile {
                 .value_at(&self.payload()[block.bytes.clone()], &block, at)
                 .ok_or_else(|| TableError::CorruptPayload(self.path.clone()));
         }
-        let (b, at) = self.locate(&self.header.wdl, side, index);
+        let s = &self.header.wdl;
+        let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+        let (b, at) = self.locate(s, side * per_side, index);
         let block = self.cached_block(SectionKind::Wdl, b)?;
         Ok((block[at / 4] >> (2 * (at % 4))) & 3)
     }
@@ -302,8 +325,11 @@ impl TableFile {
     /// Stored distance value (see [`crate::value::Value`]) of slot `index` with `side` to move.
     ///
     /// # Errors
-    /// [`TableError::NoDistances`] for a table generated with `--wdl-only`; a damaged block.
+    /// [`TableError::NoDistances`] for a table generated with `--wdl-only`,
+    /// [`TableError::DistancesNotStored`] for the side whose distances a one-ply search gives
+    /// ([`Header::dtm_side`]); a damaged block.
     pub fn dtm(&self, side: usize, index: u64) -> Result<u16, TableError> {
+        let first = self.first_dtm_block(side)?;
         let s = self.section(SectionKind::Dtm)?;
         let (codec, value_bytes) = (s.codec, s.value_bytes);
         // Halves: the WDL code first, so that a draw needs no DTM block at all.
@@ -314,7 +340,7 @@ impl TableFile {
         if code == Some(WDL_DRAW) {
             return Ok(STORED_DRAW);
         }
-        let (b, at) = self.locate(s, side, index);
+        let (b, at) = self.locate(s, first, index);
         let block = self.cached_block(SectionKind::Dtm, b)?;
         let raw = match value_bytes {
             1 => u16::from(block[at]),
@@ -399,6 +425,9 @@ impl TableFile {
     }
 
     /// Every stored distance value, per side to move (checksums checked).
+    ///
+    /// # Errors
+    /// As [`TableFile::load_dtm_of`], for either side.
     pub fn load_dtm(&self) -> Result<DtmValues, TableError> {
         self.verify_checksums()?;
         Ok(DtmValues([self.read_dtm_side(0)?, self.read_dtm_side(1)?]))
@@ -409,8 +438,10 @@ impl TableFile {
     /// all have the same side to move.
     ///
     /// # Errors
-    /// As [`TableFile::load_dtm`].
+    /// [`TableError::DistancesNotStored`] for the side a one-ply search gives; a checksum
+    /// mismatch or a block that does not decode.
     pub fn load_dtm_of(&self, side: usize) -> Result<DtmSide, TableError> {
+        self.first_dtm_block(side)?;
         self.verify_checksums()?;
         self.read_dtm_side(side)
     }
@@ -458,12 +489,12 @@ impl TableFile {
     ) -> Result<Vec<T>, TableError> {
         use rayon::prelude::*;
         let s = self.section(SectionKind::Dtm)?;
-        let per_side = self.header.slots.div_ceil(s.block_values as u64) as usize;
+        let first = self.first_dtm_block(side)?;
         let mut out = vec![T::default(); self.header.slots as usize];
         out.par_chunks_mut(s.block_values as usize)
             .enumerate()
             .try_for_each(|(b, dst)| {
-                let raw = self.decompress(SectionKind::Dtm, side * per_side + b)?;
+                let raw = self.decompress(SectionKind::Dtm, first + b)?;
                 if raw.len() != dst.len() * N {
                     return Err(TableError::CorruptPayload(self.path.clone()));
                 }
@@ -540,16 +571,30 @@ impl DtmValues {
 pub struct LoadedTable {
     /// The file's header.
     pub header: Header,
-    /// Values per side to move (red, black), in stored form.
-    pub values: [Vec<u16>; 2],
+    /// Values per side to move (red, black), in stored form; `None` for the side whose
+    /// distances the file does not store ([`Header::dtm_side`]: a one-ply search through
+    /// [`crate::probe::Tablebase`] gives them).
+    pub values: [Option<Vec<u16>>; 2],
     /// Size of the file in bytes.
     pub file_bytes: u64,
 }
 
-/// Reads a whole table file into memory, checking everything.
+/// Reads a whole table file into memory, checking everything it holds: the checksums, every
+/// WDL block and every DTM block.
+///
+/// # Errors
+/// A damaged file, or [`TableError::NoDistances`] for a table without distances.
 pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
     let file = TableFile::open(path)?;
-    let values = file.load_dtm()?.into_stored();
+    file.section(SectionKind::Dtm)?;
+    file.load_wdl()?;
+    let read = |side: usize| -> Result<Option<Vec<u16>>, TableError> {
+        match file.header.stores_distances_of(side) {
+            true => Ok(Some(file.read_dtm_side(side)?.into_stored())),
+            false => Ok(None),
+        }
+    };
+    let values = [read(0)?, read(1)?];
     Ok(LoadedTable {
         header: file.header.clone(),
         values,

@@ -66,8 +66,9 @@ pub trait ValueSource: Sync {
 
     /// Consumes the values into the WDL code ([`wdl_code`]) of every slot of each side, a slot
     /// without a legal position taking the code of the slot before it (a draw at the start);
-    /// with `rule_codes` results by the rule take their own codes ([`wdl_code_with`]).
-    fn into_wdl_codes(self, rule_codes: bool) -> [WdlCodes; 2];
+    /// on the sides `rule_codes` names, results by the rule take their own codes
+    /// ([`wdl_code_with`]).
+    fn into_wdl_codes(self, rule_codes: [bool; 2]) -> [WdlCodes; 2];
 }
 
 /// One side's WDL codes, a byte a slot, held in words so that the generator's cells become
@@ -104,8 +105,9 @@ impl ValueSource for [Vec<u16>; 2] {
         self[side][slot as usize]
     }
 
-    fn into_wdl_codes(self, rule_codes: bool) -> [WdlCodes; 2] {
-        self.map(|mut side| {
+    fn into_wdl_codes(self, rule_codes: [bool; 2]) -> [WdlCodes; 2] {
+        let [red, black] = self;
+        [(red, rule_codes[0]), (black, rule_codes[1])].map(|(mut side, rule_codes)| {
             fill_dont_care(&mut side);
             let words = side
                 .chunks(8)
@@ -277,15 +279,51 @@ pub(super) fn compress_wdl(codes: [WdlCodes; 2]) -> Compressed {
 /// Blocks of the DTM section compressed together before they are written out.
 pub(super) const DTM_BATCH_BLOCKS: usize = 1024;
 
+/// A DTM section of both sides to move as [`write_dtm`] writes it, with the checksum of
+/// each side's blocks, so that either side alone can be kept ([`DtmWritten::one_side`]).
+pub(super) struct DtmWritten {
+    /// The section, its offsets counted from the start of what was written.
+    pub section: Section,
+    /// xxh3-64 of red's blocks, of black's.
+    pub side_checksums: [u64; 2],
+    /// The bytes of what was written that the section holds.
+    pub bytes: std::ops::Range<u64>,
+}
+
+impl DtmWritten {
+    /// The side to move (0 red, 1 black) whose blocks take fewer bytes.
+    fn smaller_side(&self, slots: u64) -> usize {
+        let per_side = slots.div_ceil(u64::from(self.section.block_values)) as usize;
+        let o = &self.section.offsets;
+        usize::from(o[2 * per_side] - o[per_side] < o[per_side] - o[0])
+    }
+
+    /// The section cut to `side`'s blocks, offsets from 0.
+    fn one_side(self, slots: u64, side: usize) -> DtmWritten {
+        let per_side = slots.div_ceil(u64::from(self.section.block_values)) as usize;
+        let kept = &self.section.offsets[side * per_side..=(side + 1) * per_side];
+        let (start, end) = (kept[0], kept[per_side]);
+        let offsets = kept.iter().map(|o| o - start).collect();
+        DtmWritten {
+            section: Section {
+                offsets,
+                checksum: self.side_checksums[side],
+                ..self.section
+            },
+            side_checksums: self.side_checksums,
+            bytes: start..end,
+        }
+    }
+}
+
 /// Compresses the DTM section, zstd frames of [`DTM_BLOCK`] halves ([`Codec::ZstdHalves`])
-/// of `value_bytes` bytes each, and writes its frames to `out` a batch at a time, so that the compressed section
-/// is never whole in memory. Returns the section, its offsets counted from the start of
-/// `out`.
+/// of `value_bytes` bytes each, and writes its frames to `out` a batch at a time, so that the
+/// compressed section is never whole in memory.
 pub(super) fn write_dtm(
     values: &impl ValueSource,
     value_bytes: u8,
     out: &mut impl Write,
-) -> std::io::Result<Section> {
+) -> std::io::Result<DtmWritten> {
     use rayon::prelude::*;
     let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
     let slots_of = |k: usize| {
@@ -301,6 +339,7 @@ pub(super) fn write_dtm(
     let dictionary = train_dictionary(blocks, raw).unwrap_or_default();
     let mut offsets = vec![0u64];
     let mut checksum = xxhash_rust::xxh3::Xxh3::new();
+    let mut sides = [(); 2].map(|()| xxhash_rust::xxh3::Xxh3::new());
     for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
         let frames: Vec<Vec<u8>> = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
             .into_par_iter()
@@ -309,21 +348,27 @@ pub(super) fn write_dtm(
         for frame in frames {
             out.write_all(&frame)?;
             checksum.update(&frame);
+            sides[usize::from(offsets.len() > per_side as usize)].update(&frame);
             offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
         }
     }
-    Ok(Section {
-        block_values: DTM_BLOCK,
-        value_bytes,
-        offsets,
-        checksum: checksum.digest(),
-        dictionary,
-        codec: Codec::ZstdHalves,
-        codes: vec![],
-        block_counts: vec![],
-        block_sizes: vec![],
-        block_splits: vec![],
-        chunk_sums: vec![],
+    let end = offsets.last().copied().unwrap_or(0);
+    Ok(DtmWritten {
+        section: Section {
+            block_values: DTM_BLOCK,
+            value_bytes,
+            offsets,
+            checksum: checksum.digest(),
+            dictionary,
+            codec: Codec::ZstdHalves,
+            codes: vec![],
+            block_counts: vec![],
+            block_sizes: vec![],
+            block_splits: vec![],
+            chunk_sums: vec![],
+        },
+        side_checksums: sides.map(|h| h.digest()),
+        bytes: 0..end,
     })
 }
 
@@ -376,12 +421,24 @@ pub fn write_table(
     values: impl ValueSource,
     stats: [SideStats; 2],
 ) -> Result<u64, TableError> {
-    write_table_with(path, rules, material, values, stats, true)
+    write_table_with(path, rules, material, values, stats, Distances::BothSides)
 }
 
-/// [`write_table`], with a DTM section, or with `distances` false without one (`canju gen
-/// --wdl-only`): the WDL codes then tell results by the rule apart instead
-/// ([`WDL_RULE_WIN`], [`WDL_RULE_LOSS`]).
+/// Which distances a table stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Distances {
+    /// None (`canju gen --wdl-only`): the WDL codes tell results by the rule apart instead
+    /// ([`WDL_RULE_WIN`], [`WDL_RULE_LOSS`]).
+    None,
+    /// Both sides to move's: any values, each read back as written.
+    BothSides,
+    /// The side to move whose distances compress smaller ([`Header::dtm_side`]); the other
+    /// side's WDL codes tell results by the rule apart, and its distances are found by a
+    /// one-ply search over the stored side, so the values must be a solved table's.
+    OneSide,
+}
+
+/// [`write_table`], storing the `distances` it says.
 ///
 /// # Errors
 /// As [`write_table`].
@@ -391,15 +448,24 @@ pub fn write_table_with(
     material: &str,
     values: impl ValueSource,
     stats: [SideStats; 2],
-    distances: bool,
+    distances: Distances,
 ) -> Result<u64, TableError> {
     let slots = values.slots();
     // DTM first, as it reads the values; the WDL codes then take the values' place.
-    let dtm = match distances {
-        true => Some(dtm_section(path, &values)?),
-        false => None,
+    let mut dtm = match distances {
+        Distances::None => None,
+        _ => Some(dtm_section(path, &values)?),
     };
-    let codes = values.into_wdl_codes(dtm.is_none());
+    let dtm_side = match &dtm {
+        Some((written, _)) if distances == Distances::OneSide => Some(written.smaller_side(slots)),
+        _ => None,
+    };
+    if let Some(side) = dtm_side {
+        dtm = dtm.map(|(written, spill)| (written.one_side(slots, side), spill));
+    }
+    let rule_codes =
+        [0, 1].map(|side| dtm.is_none() || dtm_side.is_some_and(|stored| stored != side));
+    let codes = values.into_wdl_codes(rule_codes);
     let mut payload = Vec::new();
     let wdl = append_section(
         &mut payload,
@@ -408,14 +474,7 @@ pub fn write_table_with(
         0,
         Codec::Lzh,
     );
-    let dtm = dtm.map(|(section, bytes)| {
-        let at = payload.len() as u64;
-        let section = Section {
-            offsets: section.offsets.iter().map(|o| o + at).collect(),
-            ..section
-        };
-        (section, bytes)
-    });
+    let at = payload.len() as u64;
     let header = Header {
         format_version: FORMAT_VERSION,
         rules: rules.to_string(),
@@ -423,12 +482,18 @@ pub fn write_table_with(
         index_version: INDEX_VERSION,
         slots,
         wdl,
-        dtm: dtm.as_ref().map(|(section, _)| section.clone()),
+        dtm: dtm.as_ref().map(|(written, _)| Section {
+            offsets: written.section.offsets.iter().map(|o| o + at).collect(),
+            ..written.section.clone()
+        }),
+        dtm_side: dtm_side.map(|side| side as u8),
         stats,
     };
-    let spill = dtm.as_ref().map(|(_, spill)| spill);
-    let written = write_file(path, &header, &payload, spill);
-    if let Some(spill) = spill {
+    let spill = dtm
+        .as_ref()
+        .map(|(written, spill)| (spill.as_path(), written.bytes.clone()));
+    let written = write_file(path, &header, &payload, spill.clone());
+    if let Some((spill, _)) = spill {
         let _ = fs::remove_file(spill);
     }
     written
@@ -436,7 +501,10 @@ pub fn write_table_with(
 
 /// The DTM section of `values` (offsets from its own start), compressed into a temporary
 /// file beside `path`, and that file.
-fn dtm_section(path: &Path, values: &impl ValueSource) -> Result<(Section, PathBuf), TableError> {
+fn dtm_section(
+    path: &Path,
+    values: &impl ValueSource,
+) -> Result<(DtmWritten, PathBuf), TableError> {
     use rayon::prelude::*;
     let slots = values.slots();
     let longest = (0..2 * slots)
@@ -452,14 +520,14 @@ fn dtm_section(path: &Path, values: &impl ValueSource) -> Result<(Section, PathB
         2
     };
     let spill = temporary_path(path, "dtm");
-    let spilled = || -> std::io::Result<Section> {
+    let spilled = || -> std::io::Result<DtmWritten> {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
-        let section = write_dtm(values, dtm_bytes, &mut f)?;
+        let written = write_dtm(values, dtm_bytes, &mut f)?;
         f.into_inner().map_err(|e| e.into_error())?;
-        Ok(section)
+        Ok(written)
     };
     match spilled() {
-        Ok(section) => Ok((section, spill)),
+        Ok(written) => Ok((written, spill)),
         Err(e) => {
             let _ = fs::remove_file(&spill);
             Err(io_err(path)(e))
@@ -468,15 +536,16 @@ fn dtm_section(path: &Path, values: &impl ValueSource) -> Result<(Section, PathB
 }
 
 /// Writes the file: magic, header, padding, `payload` (the WDL section) and the DTM
-/// section's bytes if any (from the temporary file `dtm`), to a temporary file that is
-/// synced and renamed to `path`. Returns the file's size.
+/// section's bytes if any (the given range of the temporary file `dtm`), to a temporary file
+/// that is synced and renamed to `path`. Returns the file's size.
 fn write_file(
     path: &Path,
     header: &Header,
     payload: &[u8],
-    dtm: Option<&PathBuf>,
+    dtm: Option<(&Path, std::ops::Range<u64>)>,
 ) -> Result<u64, TableError> {
-    let head = bincode::encode_to_vec(header, bincode::config::standard()).expect("header encodes");
+    use std::io::{Read, Seek};
+    let head = encode_header(header);
     let padding = (20 + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (20 + head.len());
     let tmp = temporary_path(path, "");
     let write = || -> std::io::Result<u64> {
@@ -487,8 +556,13 @@ fn write_file(
         f.write_all(&head)?;
         f.write_all(&vec![0; padding])?;
         f.write_all(payload)?;
-        if let Some(from) = dtm {
-            std::io::copy(&mut fs::File::open(from)?, &mut f)?;
+        if let Some((from, bytes)) = dtm {
+            let mut from = fs::File::open(from)?;
+            from.seek(std::io::SeekFrom::Start(bytes.start))?;
+            let copied = std::io::copy(&mut from.take(bytes.end - bytes.start), &mut f)?;
+            if copied != bytes.end - bytes.start {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
         }
         f.sync_all()?;
         let size = f.metadata()?.len();

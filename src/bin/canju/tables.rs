@@ -156,7 +156,7 @@ impl Info {
         }
         writeln!(
             out,
-            "{:<12} {:<6} {:>14} {:>12} {:>9}  {:<7}  file",
+            "{:<12} {:<6} {:>14} {:>12} {:>9}  {:<10}  file",
             "material", "rules", "positions", "bytes", "bits/pos", "holds"
         )?;
         for t in &infos {
@@ -167,17 +167,22 @@ impl Info {
             match &t.error {
                 None => writeln!(
                     out,
-                    "{:<12} {:<6} {:>14} {:>12} {:>9.3}  {:<7}  {file}",
+                    "{:<12} {:<6} {:>14} {:>12} {:>9.3}  {:<10}  {file}",
                     t.material,
                     t.rules,
                     t.positions,
                     t.bytes,
                     t.bits_per_position,
-                    if t.distances { "wdl+dtm" } else { "wdl" }
+                    match t.distances_stored {
+                        Some("red") => "wdl+dtm(r)",
+                        Some("black") => "wdl+dtm(b)",
+                        Some(_) => "wdl+dtm",
+                        None => "wdl",
+                    }
                 )?,
                 Some(e) => writeln!(
                     out,
-                    "DAMAGED      {:<6} {:>14} {:>12} {:>9}  {:<7}  {e}",
+                    "DAMAGED      {:<6} {:>14} {:>12} {:>9}  {:<10}  {e}",
                     "", "", t.bytes, "", ""
                 )?,
             }

@@ -69,6 +69,53 @@ const HASH_BITS: u32 = 15;
 /// Earlier positions with the same hash examined per match search.
 const CHAIN_DEPTH: usize = 24;
 
+/// A byte of [`pack_code_lengths`] from this value on stands for a run of zero lengths, one
+/// more than its value above it.
+const ZERO_RUN: u8 = 0x80;
+
+/// A section's code lengths (one byte a symbol, mostly zeros: a WDL section's literals are
+/// its few codes) as the header stores them from format 9: a length as itself, and a run of
+/// `n` zeros (1 to 128) as one byte [`ZERO_RUN`]` + n - 1`. About 400 bytes become a few
+/// dozen, which is most of a small table's header.
+pub fn pack_code_lengths(lengths: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut zeros = 0u8;
+    for &l in lengths {
+        if l == 0 && zeros < 128 {
+            zeros += 1;
+            continue;
+        }
+        if zeros > 0 {
+            out.push(ZERO_RUN + zeros - 1);
+        }
+        zeros = u8::from(l == 0);
+        if l != 0 {
+            out.push(l);
+        }
+    }
+    if zeros > 0 {
+        out.push(ZERO_RUN + zeros - 1);
+    }
+    out
+}
+
+/// The code lengths [`pack_code_lengths`] packed, or `None` if `packed` holds a length past
+/// the longest code or more symbols than a section has.
+pub fn unpack_code_lengths(packed: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for &b in packed {
+        match b {
+            ZERO_RUN.. => out.extend(std::iter::repeat_n(0, usize::from(b - ZERO_RUN) + 1)),
+            l if u32::from(l) <= super::huffman::MAX_CODE_BITS => out.push(l),
+            _ => return None,
+        }
+        if out.len() > LITLEN_SYMBOLS + OFFSET_SYMBOLS {
+            return None;
+        }
+    }
+    Some(out)
+}
+
 /// Bucket symbol, extra-bit count and extra bits of `x`.
 #[inline]
 fn bucket(x: usize) -> (usize, u32, u64) {
@@ -100,6 +147,25 @@ enum Token {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_lengths_pack_and_unpack() {
+        let mut lengths = vec![0u8; LITLEN_SYMBOLS + OFFSET_SYMBOLS];
+        for (i, l) in [(0, 1), (1, 2), (2, 9), (300, 3), (LITLEN_SYMBOLS, 4)] {
+            lengths[i] = l;
+        }
+        let packed = pack_code_lengths(&lengths);
+        assert!(packed.len() < 20, "{}", packed.len());
+        assert_eq!(unpack_code_lengths(&packed).unwrap(), lengths);
+        assert!(
+            unpack_code_lengths(&pack_code_lengths(&[]))
+                .unwrap()
+                .is_empty()
+        );
+        // A length past the longest code, or too many symbols, is refused.
+        assert_eq!(unpack_code_lengths(&[10]), None);
+        assert_eq!(unpack_code_lengths(&[0xFF; 4]), None);
+    }
 
     /// Blocks shaped like table data: runs, a pattern repeating every 90, noise.
     fn sample_blocks() -> Vec<Vec<u8>> {

@@ -1,0 +1,121 @@
+//! The side to move whose distances a table does not store (format 9 on): its values by a
+//! one-ply search over the stored side, one position at a time or every slot at once.
+
+use super::{Position, ProbeError, Table, Tablebase};
+use crate::material::Material;
+use crate::table::{DtmSide, TableError};
+use crate::value::{Outcome, STORED_DRAW, Value};
+
+impl Tablebase {
+    /// The value of `p` (in `table`'s colouring) whose side to move's distances the table
+    /// does not store: its WDL code, and for a win or loss by mate the distance its moves
+    /// give ([`Tablebase::value_from_moves`]), which must agree with the code.
+    pub(super) fn searched_value(
+        &self,
+        table: &Table,
+        p: &Position,
+    ) -> Result<Option<Value>, ProbeError> {
+        let Some(outcome) = table.outcome(p)? else {
+            return Ok(None);
+        };
+        Ok(Some(match outcome {
+            Outcome::Draw => Value::Draw,
+            Outcome::WinByRule(r) => Value::WinByRule(r),
+            Outcome::LossByRule(r) => Value::LossByRule(r),
+            Outcome::Win | Outcome::Loss => {
+                let v = self.value_from_moves(p)?;
+                if Outcome::from(v) != outcome {
+                    return Err(TableError::SearchDisagrees {
+                        path: table.file.path().to_path_buf(),
+                        fen: p.fen(),
+                        code: outcome.to_string(),
+                        search: v.to_string(),
+                    }
+                    .into());
+                }
+                v
+            }
+        }))
+    }
+
+    /// The value a legal position has given its moves' values: a loss in 0 without a legal
+    /// move, else the best of the values its moves leave (the first of the best, in move
+    /// order). What the generator solved, and what the verifier checks every stored value
+    /// against.
+    ///
+    /// # Errors
+    /// A table a move reaches is missing or damaged.
+    pub fn value_from_moves(&self, pos: &Position) -> Result<Value, ProbeError> {
+        let mut best: Option<Value> = None;
+        for &mv in pos.legal_moves().iter() {
+            // A legal move from a legal position leads to a legal position.
+            let v = self.probe_unchecked(&pos.after(mv))?.parent();
+            if best.is_none_or(|b| v.goodness() > b.goodness()) {
+                best = Some(v);
+            }
+        }
+        Ok(best.unwrap_or(Value::Loss(0)))
+    }
+
+    /// Reads the values of `side` (0 red, 1 black) to move of `table` whole into memory, as
+    /// [`Table::load_side`] does; for the side whose distances the table does not store
+    /// ([`Table::searches`]), from the stored side (read whole first) by a one-ply search of
+    /// every slot that a win or loss by mate holds, in parallel.
+    ///
+    /// # Errors
+    /// A checksum mismatch, a block that does not decode, a table a capture reaches missing
+    /// or damaged, or a WDL code its moves disagree with ([`TableError::SearchDisagrees`]).
+    pub fn load_side(&self, table: &Table, side: usize) -> Result<(), ProbeError> {
+        use rayon::prelude::*;
+        if !table.searches(side) {
+            return Ok(table.load_side(side)?);
+        }
+        table.load_side(1 - side)?;
+        table.file.verify_checksums()?;
+        let turn = crate::rules::Color::ALL[side];
+        let values = (0..table.index.size())
+            .into_par_iter()
+            .map(|i| {
+                let legal = |p: &Position| table.index.encode(p) == Some(i) && p.validate().is_ok();
+                let Some(pos) = table.index.decode(i, turn).filter(legal) else {
+                    return Ok(STORED_DRAW);
+                };
+                let v = self.searched_value(table, &pos)?;
+                Ok(v.map_or(STORED_DRAW, Value::to_stored))
+            })
+            .collect::<Result<Vec<u16>, ProbeError>>()?;
+        let _ = table.all[side].set(DtmSide::from_stored(values));
+        Ok(())
+    }
+
+    /// Every stored value of `material`'s table, red to move then black to move, slot by slot
+    /// (the side a search gives included; [`Tablebase::load_all`]).
+    ///
+    /// # Errors
+    /// The table is missing or damaged ([`Tablebase::load_side`]).
+    pub fn stored_values(&self, material: Material) -> Result<[Vec<u16>; 2], ProbeError> {
+        let table = self.table(material)?;
+        self.load_all(&table)?;
+        Ok([0, 1].map(|side| {
+            (0..table.index.size())
+                .map(|i| table.all[side].get().map_or(0, |v| v.stored(i)))
+                .collect()
+        }))
+    }
+
+    /// Reads both sides to move of `table` whole ([`Tablebase::load_side`]): what the
+    /// verifier and `canju theory` read every value of.
+    ///
+    /// # Errors
+    /// As [`Tablebase::load_side`].
+    pub fn load_all(&self, table: &Table) -> Result<(), ProbeError> {
+        let stored_first = match table.file.header().dtm_side {
+            Some(1) => [1, 0],
+            _ => [0, 1],
+        };
+        for side in stored_first {
+            self.load_side(table, side)?;
+        }
+        Ok(())
+    }
+}
