@@ -825,3 +825,48 @@ fn verdict_wdl_only_generates_tables_without_distances() {
     assert!(!tables.is_empty());
     assert!(tables.iter().all(|t| t["distances"] == false), "{info}");
 }
+
+/// `gen` stores one side to move's distances unless `--dtm-both-sides` asks for both; either
+/// way every probe gives the same values, and `info` says which the file holds.
+#[test]
+fn gen_stores_one_side_s_distances_unless_asked_for_both() {
+    let (one, both) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    gen_into(one.path(), "KRKN");
+    canju()
+        .args(["gen", "KRKN", "--dtm-both-sides", "--dir"])
+        .arg(both.path())
+        .assert()
+        .success();
+    let stored = |dir: &std::path::Path| {
+        let j = json_of(&["info"], dir);
+        let krkn = j
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["material"] == "KRKN")
+            .cloned()
+            .unwrap();
+        (
+            krkn["distances_stored"].clone(),
+            krkn["bytes"].as_u64().unwrap(),
+        )
+    };
+    let ((one_side, one_bytes), (both_sides, both_bytes)) =
+        (stored(one.path()), stored(both.path()));
+    assert!(one_side == "red" || one_side == "black", "{one_side}");
+    assert_eq!(both_sides, "both");
+    assert!(one_bytes < both_bytes, "{one_bytes} against {both_bytes}");
+    for fen in [
+        "9/4k4/9/9/9/9/4n4/9/4R4/4K4 w",
+        "9/4k4/9/9/9/9/4n4/9/4R4/4K4 b",
+    ] {
+        let (a, b) = (probe_json(one.path(), fen), probe_json(both.path(), fen));
+        assert_eq!(a, b, "{fen}");
+        assert!(a["moves"].as_array().unwrap().len() > 3, "{a}");
+    }
+    canju()
+        .args(["gen", "KRK", "--dtm-both-sides", "--wdl-only", "--dir"])
+        .arg(both.path())
+        .assert()
+        .failure();
+}

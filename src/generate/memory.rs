@@ -28,14 +28,19 @@ pub(super) const MOST_SLOTS_READ_WHOLE: u64 = 1 << 22;
 /// tables keep both sides' distances: their sub-table reads stay within their pages.
 pub(super) const MOST_SLOTS_ONE_SIDE_DTM: u64 = 1 << 26;
 
-/// Bytes a sub-table of `slots` slots per side takes while a set is generated: read whole;
-/// or through its memory map (at most its compressed size) unless the side needed is the one
-/// a search gives, which is then read whole with the stored side (counted here, as the
+/// True if a table of `slots` slots a side that `opts`'s run writes stores one side to move's
+/// distances.
+pub(super) fn one_side_dtm(slots: u64, opts: &super::GenOptions) -> bool {
+    !opts.both_sides_dtm && slots <= MOST_SLOTS_ONE_SIDE_DTM
+}
+
+/// Bytes a sub-table of `slots` slots per side takes while a set is generated: the side
+/// needed read whole (small tables), or through the memory map (at most its compressed
+/// size); but where that side's distances come from a search, it is read whole with the
+/// stored side beside it, which is what is counted up to [`MOST_SLOTS_ONE_SIDE_DTM`] (the
 /// plan cannot know which side a table not yet written stores).
 fn sub_table_bytes(slots: u64) -> u64 {
-    if slots <= MOST_SLOTS_READ_WHOLE {
-        slots.saturating_mul(SUB_VALUE_BYTES)
-    } else if slots <= MOST_SLOTS_ONE_SIDE_DTM {
+    if slots <= MOST_SLOTS_ONE_SIDE_DTM {
         slots.saturating_mul(2 * SUB_VALUE_BYTES)
     } else {
         (slots as f64 * super::plan::DISK_BYTES_PER_SLOT) as u64

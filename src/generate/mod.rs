@@ -200,6 +200,10 @@ pub struct GenOptions {
     /// Write win/draw/loss only, no distances to mate (every table the run writes); sub-tables
     /// without distances may then be read.
     pub wdl_only: bool,
+    /// Store both sides to move's distances in every table the run writes, so that no DTM
+    /// probe needs a one-ply search (about twice the DTM bytes). Otherwise tables of at most
+    /// 2^26 slots a side store one side's.
+    pub both_sides_dtm: bool,
 }
 
 /// Wall time of each phase of one generation, seconds.
@@ -804,10 +808,7 @@ pub fn generate_one(
     }
     let rules = tb.rules().name();
     // One side's distances: the other's follow by a one-ply search (Tablebase::probe).
-    let distances = match (
-        opts.wdl_only,
-        index.size() <= memory::MOST_SLOTS_ONE_SIDE_DTM,
-    ) {
+    let distances = match (opts.wdl_only, memory::one_side_dtm(index.size(), opts)) {
         (true, _) => table::Distances::None,
         (false, true) => table::Distances::OneSide,
         (false, false) => table::Distances::BothSides,

@@ -100,6 +100,11 @@ pub struct Gen {
     /// keep it). Sub-tables without distances serve only such runs.
     #[arg(long)]
     wdl_only: bool,
+    /// Store both sides to move's distances: every DTM probe reads its value, none needs a
+    /// one-ply search over the moves (about twice the DTM bytes). By default a table stores
+    /// the side whose distances compress smaller.
+    #[arg(long, conflicts_with = "wdl_only")]
+    dtm_both_sides: bool,
     /// Print one JSON object per set as it is done (one a line), instead of text.
     #[command(flatten)]
     json: JsonFlag,
@@ -132,6 +137,7 @@ impl Gen {
             force: self.force,
             rule_pass: self.rule_pass.into(),
             wdl_only: self.wdl_only,
+            both_sides_dtm: self.dtm_both_sides,
             ..GenOptions::default()
         };
         // The first write error (a closed pipe) is kept and returned once generation ends.
