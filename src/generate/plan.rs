@@ -26,12 +26,17 @@ const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// wide: from 1.6e-8 (no chase to solve) to 1.3e-5 (KCPKN 256 s), median 1e-7, so a set's
 /// estimate can be far off while a run's total is about right.
 const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 1.0e-6;
-/// Bytes on disk per slot, measured over every set up to 5 men (0.228 with DTM as halves,
-/// format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30, KRCKR 0.17).
+/// Bytes on disk per slot of a table with both sides' distances, measured over every set up
+/// to 5 men (0.228 with DTM as halves, format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30,
+/// KRCKR 0.17): what a table of more than 2^26 slots a side takes.
 pub(super) const DISK_BYTES_PER_SLOT: f64 = 0.23;
-/// Bytes on disk per slot of a table without distances (`--wdl-only`), measured on KRNKR
-/// (5,265,728 bytes for 32.8M slots: its WDL codes tell apart 8.9M wins by the rule).
-const WDL_ONLY_DISK_BYTES_PER_SLOT: f64 = 0.16;
+/// Bytes on disk per slot of a table with one side to move's distances (format 9), measured
+/// over every set up to 5 men: 133.6 MB for 1.118e9 slots (KRNKR 0.23, KRCKR 0.13).
+const ONE_SIDE_DISK_BYTES_PER_SLOT: f64 = 0.12;
+/// Bytes on disk per slot of a table without distances (`--wdl-only`): KRNKR's file takes
+/// 5,265,728 bytes so (its WDL codes tell apart 8.9M wins by the rule), 0.70 of its
+/// 7,477,324 with one side's distances, which scales [`ONE_SIDE_DISK_BYTES_PER_SLOT`].
+const WDL_ONLY_DISK_BYTES_PER_SLOT: f64 = 0.085;
 
 /// What one set will take.
 #[derive(Clone, Debug, Serialize)]
@@ -139,6 +144,15 @@ pub(super) fn plan_of_work(
     }
 }
 
+/// Bytes on disk per slot of a table of `slots` slots a side that `gen` writes (one side to
+/// move's distances up to 2^26 slots a side, both beyond).
+fn disk_bytes_per_slot(slots: u64) -> f64 {
+    match slots <= super::memory::MOST_SLOTS_ONE_SIDE_DTM {
+        true => ONE_SIDE_DISK_BYTES_PER_SLOT,
+        false => DISK_BYTES_PER_SLOT,
+    }
+}
+
 /// What `m` will take on `threads` threads.
 fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
     let slots = MaterialIndex::new(m).size();
@@ -157,7 +171,7 @@ fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
         slots,
         peak_bytes,
         seconds: slots as f64 * (SOLVE_SECONDS_PER_SLOT + rule_rate) * scale,
-        disk_bytes: (slots as f64 * DISK_BYTES_PER_SLOT) as u64,
+        disk_bytes: (slots as f64 * disk_bytes_per_slot(slots)) as u64,
         rule_pass,
     }
 }
