@@ -1,4 +1,6 @@
-//! Per-side bytes of each table's DTM section (measurement aid for issue 14).
+//! Per-side bytes of each table's DTM section (measurement aid for issue 14), for files that hold
+//! both sides' distances (format 8 and earlier, or `gen --dtm-both-sides`); a one-side file
+//! shows its blocks as red's.
 use canju::table::{DTM_BLOCK, TableFile};
 fn main() {
     let dir = std::env::args().nth(1).expect("dir");
