@@ -70,14 +70,13 @@ impl Tablebase {
         if !table.searches(side) {
             return Ok(table.load_side(side)?);
         }
+        // The stored side first, whole (its checksums checked on the way): the search reads it.
         table.load_side(1 - side)?;
-        table.file.verify_checksums()?;
         let turn = crate::rules::Color::ALL[side];
         let values = (0..table.index.size())
             .into_par_iter()
             .map(|i| {
-                let legal = |p: &Position| table.index.encode(p) == Some(i) && p.validate().is_ok();
-                let Some(pos) = table.index.decode(i, turn).filter(legal) else {
+                let Some((_, pos)) = table.index.legal_at(i).find(|(_, p)| p.turn() == turn) else {
                     return Ok(STORED_DRAW);
                 };
                 let v = self.searched_value(table, &pos)?;

@@ -345,10 +345,11 @@ impl<S: Into<Section>> From<OldHeader<S>> for Header {
     }
 }
 
-/// A header as version 7 stored it: today's fields, with statistics without the counts per
-/// rule.
+/// A header as versions 7 and 8 stored it: today's fields but the side whose distances are
+/// stored (both sides' always), with statistics of layout `St` (7: [`SideStatsV7`], without
+/// the counts per rule; 8: [`SideStats`]).
 #[derive(Decode)]
-pub(super) struct HeaderV7 {
+pub(super) struct HeaderV8<St> {
     format_version: u32,
     rules: String,
     material: String,
@@ -356,11 +357,11 @@ pub(super) struct HeaderV7 {
     slots: u64,
     wdl: Section,
     dtm: Option<Section>,
-    stats: [SideStatsV7; 2],
+    stats: [St; 2],
 }
 
-impl From<HeaderV7> for Header {
-    fn from(h: HeaderV7) -> Self {
+impl<St: Into<SideStats>> From<HeaderV8<St>> for Header {
+    fn from(h: HeaderV8<St>) -> Self {
         Header {
             format_version: h.format_version,
             rules: h.rules,
@@ -370,36 +371,7 @@ impl From<HeaderV7> for Header {
             wdl: h.wdl,
             dtm: h.dtm,
             dtm_side: None,
-            stats: h.stats.map(SideStats::from),
-        }
-    }
-}
-
-/// A header as version 8 stored it: today's fields, with the DTM of both sides to move.
-#[derive(Decode)]
-pub(super) struct HeaderV8 {
-    format_version: u32,
-    rules: String,
-    material: String,
-    index_version: u32,
-    slots: u64,
-    wdl: Section,
-    dtm: Option<Section>,
-    stats: [SideStats; 2],
-}
-
-impl From<HeaderV8> for Header {
-    fn from(h: HeaderV8) -> Self {
-        Header {
-            format_version: h.format_version,
-            rules: h.rules,
-            material: h.material,
-            index_version: h.index_version,
-            slots: h.slots,
-            wdl: h.wdl,
-            dtm: h.dtm,
-            dtm_side: None,
-            stats: h.stats,
+            stats: h.stats.map(Into::into),
         }
     }
 }
@@ -682,8 +654,8 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         4 => decode::<OldHeader<SectionV4>>(head),
         5 => decode::<OldHeader<SectionV5>>(head),
         6 => decode::<OldHeader<Section>>(head),
-        7 => decode::<HeaderV7>(head),
-        8 => decode::<HeaderV8>(head),
+        7 => decode::<HeaderV8<SideStatsV7>>(head),
+        8 => decode::<HeaderV8<SideStats>>(head),
         FORMAT_VERSION => decode::<Header>(head),
         _ => {
             return Err(TableError::Version {

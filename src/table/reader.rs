@@ -587,11 +587,12 @@ pub struct LoadedTable {
 pub fn read_table(path: &Path) -> Result<LoadedTable, TableError> {
     let file = TableFile::open(path)?;
     file.section(SectionKind::Dtm)?;
-    file.load_wdl()?;
+    file.verify_checksums()?;
+    // A stored side's distances are read with its WDL codes; the other side's codes alone.
     let read = |side: usize| -> Result<Option<Vec<u16>>, TableError> {
         match file.header.stores_distances_of(side) {
             true => Ok(Some(file.read_dtm_side(side)?.into_stored())),
-            false => Ok(None),
+            false => file.decode_wdl_side(side).map(|_| None),
         }
     };
     let values = [read(0)?, read(1)?];
