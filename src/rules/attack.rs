@@ -62,19 +62,22 @@ pub struct Chase {
 }
 
 impl Position {
-    /// What quiet legal move `mv` does for the repetition rules ([`MoveAttack`]).
+    /// What quiet legal move `mv` does for the repetition rules ([`MoveAttack`]). Stops at
+    /// the first chase by a piece other than a pawn: the rule pass asks this of many moves.
     pub fn move_attack(&self, mv: Move) -> MoveAttack {
         let after = self.after(mv);
         if after.in_check() {
             return MoveAttack::Check;
         }
-        let chases = self.new_chases(mv, &after);
-        if chases.iter().any(|c| c.attacker != Role::Pawn) {
-            MoveAttack::Chase
-        } else if chases.is_empty() {
-            MoveAttack::Idle
-        } else {
-            MoveAttack::PawnChase
+        let mut pawn_chase = false;
+        let other_chase = !self.for_each_new_chase(mv, &after, |c| {
+            pawn_chase = true;
+            c.attacker == Role::Pawn
+        });
+        match (other_chase, pawn_chase) {
+            (true, _) => MoveAttack::Chase,
+            (false, true) => MoveAttack::PawnChase,
+            (false, false) => MoveAttack::Idle,
         }
     }
 
@@ -85,61 +88,76 @@ impl Position {
         if after.in_check() {
             return vec![];
         }
-        self.new_chases(mv, &after)
+        let mut chases = vec![];
+        self.for_each_new_chase(mv, &after, |c| {
+            chases.push(c);
+            true
+        });
+        chases
     }
 
-    /// The chases of `mv`, whose result `after` does not check.
-    fn new_chases(&self, mv: Move, after: &Position) -> Vec<Chase> {
-        let mover = self.turn();
+    /// Calls `f` on each chase of `mv`, whose result `after` does not check, while it returns
+    /// true; false if it stopped. A chase is a capture that wins material after the move and
+    /// did not before: the cheap conditions of both are tried before the mate searches, and
+    /// a capture that won material before needs no mate search after.
+    fn for_each_new_chase(
+        &self,
+        mv: Move,
+        after: &Position,
+        mut f: impl FnMut(Chase) -> bool,
+    ) -> bool {
         let mut threats = after.clone();
-        threats.set_turn(mover);
-        let in_check_before = self.in_check();
-        threats
-            .winning_captures(true)
-            .into_iter()
-            .filter(|c| {
-                let from = if c.capture.from == mv.to {
-                    mv.from
-                } else {
-                    c.capture.from
-                };
-                let before = Move::new(from, c.capture.to);
-                !self.wins_material(before, !in_check_before)
-            })
-            .collect()
-    }
-
-    /// The side to move's captures that win material, legal ones only if `legal` (else those
-    /// that follow the movement rules).
-    fn winning_captures(&self, legal: bool) -> Vec<Chase> {
-        let mut out = vec![];
+        threats.set_turn(self.turn());
+        let legal_before = !self.in_check();
         let mut moves = super::MoveList::new();
-        for (from, attacker) in self.pieces() {
-            if attacker.color != self.turn() || attacker.role == Role::General {
+        for (from, attacker) in threats.pieces() {
+            if attacker.color != threats.turn() || attacker.role == Role::General {
                 continue;
             }
             moves.clear();
-            self.pseudo_legal_moves_from(from, &mut moves);
+            threats.pseudo_legal_moves_from(from, &mut moves);
             for &capture in moves.iter() {
-                if self.is_capture(capture) && self.capture_wins_material(capture, legal) {
-                    out.push(Chase {
-                        capture,
-                        attacker: attacker.role,
-                    });
+                if !threats.is_capture(capture) {
+                    continue;
+                }
+                let Some(taken) = threats.capture_gains(capture, true) else {
+                    continue;
+                };
+                let origin = if capture.from == mv.to {
+                    mv.from
+                } else {
+                    capture.from
+                };
+                let before = Move::new(origin, capture.to);
+                let won_before = self.is_capture(before)
+                    && self.follows_movement_rules(before)
+                    && self
+                        .capture_gains(before, legal_before)
+                        .is_some_and(|b| !b.mates_at_once());
+                if won_before || taken.mates_at_once() {
+                    continue;
+                }
+                let chase = Chase {
+                    capture,
+                    attacker: attacker.role,
+                };
+                if !f(chase) {
+                    return false;
                 }
             }
         }
-        out
+        true
     }
 
-    /// True if `capture` by the side to move wins material: see the module's rules. The
-    /// capture must follow the movement rules (it is not asked whether it does), and be legal
-    /// if `legal`.
-    fn capture_wins_material(&self, capture: Move, legal: bool) -> bool {
+    /// The position after `capture` by the side to move if the capture wins material (see
+    /// the module's rules) but for the last condition, the answer by an immediate mate (the
+    /// costly part, left to the caller). The capture must follow the movement rules (it is not
+    /// asked whether it does), and be legal if `legal`.
+    fn capture_gains(&self, capture: Move, legal: bool) -> Option<Position> {
         let (Some(attacker), Some(target)) =
             (self.piece_at(capture.from), self.piece_at(capture.to))
         else {
-            return false;
+            return None;
         };
         let worth = value(target, capture.to);
         if attacker.color != self.turn()
@@ -152,19 +170,11 @@ impl Position {
                     .is_pseudo_legal_move_legal(capture, self.in_check()))
             || self.offers_exchange(capture, attacker, target)
         {
-            return false;
+            return None;
         }
         let after = self.after(capture);
         let gains = worth > value(attacker, capture.from) || !after.can_move_onto(capture.to);
-        gains && !after.mates_at_once()
-    }
-
-    /// As [`Position::capture_wins_material`], for a move that may not follow the movement
-    /// rules (then false).
-    fn wins_material(&self, capture: Move, legal: bool) -> bool {
-        self.is_capture(capture)
-            && self.follows_movement_rules(capture)
-            && self.capture_wins_material(capture, legal)
+        gains.then_some(after)
     }
 
     /// True if `mv` follows the movement rules here.
@@ -222,6 +232,42 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Position::move_attack`] as the rules read, every capture weighed in full after the
+    /// move and before it: the oracle for the shortcuts of [`Position::for_each_new_chase`].
+    fn attack_as_stated(pos: &Position, mv: Move) -> MoveAttack {
+        let wins = |p: &Position, capture: Move, legal: bool| {
+            p.is_capture(capture)
+                && p.follows_movement_rules(capture)
+                && p.capture_gains(capture, legal)
+                    .is_some_and(|taken| !taken.mates_at_once())
+        };
+        let after = pos.after(mv);
+        if after.in_check() {
+            return MoveAttack::Check;
+        }
+        let mut threats = after.clone();
+        threats.set_turn(pos.turn());
+        let mut attackers = vec![];
+        for capture in threats.pseudo_legal_moves().iter().copied() {
+            let attacker = threats.piece_at(capture.from).unwrap().role;
+            let origin = if capture.from == mv.to {
+                mv.from
+            } else {
+                capture.from
+            };
+            if wins(&threats, capture, true)
+                && !wins(pos, Move::new(origin, capture.to), !pos.in_check())
+            {
+                attackers.push(attacker);
+            }
+        }
+        match () {
+            _ if attackers.iter().any(|&r| r != Role::Pawn) => MoveAttack::Chase,
+            _ if attackers.is_empty() => MoveAttack::Idle,
+            _ => MoveAttack::PawnChase,
+        }
+    }
 
     fn attack(fen: &str, iccs: &str) -> MoveAttack {
         let pos = Position::from_fen(fen).unwrap();
@@ -346,6 +392,52 @@ mod tests {
         assert_eq!(
             attack("3k5/9/9/9/P1n6/9/9/9/9/4K4 w", "a5b5"),
             MoveAttack::PawnChase
+        );
+    }
+
+    #[test]
+    fn the_shortcuts_agree_with_the_rules_as_stated() {
+        use crate::index::MaterialIndex;
+        use crate::material::Material;
+        use crate::rules::Color;
+        let mut seen = [0usize; 4];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for name in [
+            "KRNKR", "KRCKR", "KNPKN", "KCPKN", "KRKNC", "KNNKAB", "KRPKCA",
+        ] {
+            let index = MaterialIndex::new(Material::parse(name).unwrap());
+            let mut tried = 0;
+            while tried < 400 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let slot = (state >> 11) % index.size();
+                let turn = [Color::Red, Color::Black][(state >> 7) as usize & 1];
+                let Some(pos) = index.decode(slot, turn).filter(|p| p.validate().is_ok()) else {
+                    continue;
+                };
+                tried += 1;
+                for &mv in pos.legal_moves().iter().filter(|&&m| !pos.is_capture(m)) {
+                    let fast = pos.move_attack(mv);
+                    assert_eq!(
+                        fast,
+                        attack_as_stated(&pos, mv),
+                        "{} {}",
+                        pos.fen(),
+                        mv.iccs()
+                    );
+                    let chases = pos.chases_of(mv);
+                    assert_eq!(
+                        chases.is_empty(),
+                        matches!(fast, MoveAttack::Idle | MoveAttack::Check)
+                    );
+                    seen[fast as usize] += 1;
+                }
+            }
+        }
+        assert!(
+            seen.iter().all(|&n| n > 0),
+            "every kind of move met: {seen:?}"
         );
     }
 }
