@@ -219,10 +219,10 @@ impl Position {
         let them = self.turn().opponent();
         self.pseudo_legal_moves().iter().any(|&m| {
             let captured = scratch.make(m);
-            let mates = !scratch.is_in_check(self.turn())
-                && scratch
-                    .legal_moves_knowing_check(scratch.is_in_check(them))
-                    .is_empty();
+            let mates = !scratch.is_in_check(self.turn()) && {
+                let in_check = scratch.is_in_check(them);
+                !scratch.has_legal_move_knowing_check(in_check)
+            };
             scratch.unmake(m, captured);
             mates
         })

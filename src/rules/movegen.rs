@@ -397,6 +397,14 @@ impl Position {
         list
     }
 
+    /// True if the side to move has a legal move (`in_check` must be right): the first one
+    /// found ends the search. The position is tried moves on and left as it was.
+    pub(crate) fn has_legal_move_knowing_check(&mut self, in_check: bool) -> bool {
+        let list = self.pseudo_legal_moves();
+        list.iter()
+            .any(|&mv| self.is_pseudo_legal_move_legal(mv, in_check))
+    }
+
     /// True if pseudo-legal `mv` is legal (`in_check` must say whether the side to move is
     /// in check): for a caller that looks at a move's result before its legality. The move
     /// is tried on this position and taken back.
