@@ -62,10 +62,10 @@ pub(crate) fn priority(kind: MoveAttack, by_p: bool) -> u8 {
 }
 
 /// Bitmaps over the nodes [`solve`] holds at once at most: the two it is given, an
-/// attractor's three, and at the deepest recursion three or four a frame (nodes, the
-/// top-priority attractor, attractor, and p's wins cut off where the frame favours the
-/// opponent) with the last frame's two results.
-pub(crate) const SOLVER_BITMAPS: u64 = 2 + 3 + 4 + 3 + 4 + 5;
+/// attractor's three, and at the deepest recursion two or three a frame (nodes, the
+/// top-priority attractor, and p's wins cut off where the frame favours the opponent) with
+/// the last frame's two results (or what left and the nodes it makes doubtful, one bitmap).
+pub(crate) const SOLVER_BITMAPS: u64 = 2 + 3 + 3 + 2 + 3 + 4;
 
 /// The draws of one side p's game, as the solver sees them. Node ids are below
 /// [`RuleGame::id_bound`], and every id below it is a node.
@@ -395,7 +395,6 @@ impl<G: RuleGame> Solver<'_, G> {
         // mended as the other side's wins leave the subgame.
         let to_top = Bits::new(n);
         self.attract(&nodes, top, !favoured_is_p, Goal::IntoOrTop, &to_top);
-        let attr = Bits::new(n);
         while nodes.count() > 0 {
             let sub = Bits::new(n);
             sub.assign_and_not(&nodes, &to_top);
@@ -413,14 +412,13 @@ impl<G: RuleGame> Solver<'_, G> {
             if other.count() == 0 {
                 break;
             }
-            attr.copy_from(&other);
-            drop(other);
-            self.attract(&nodes, top, favoured_is_p, Goal::Into, &attr);
+            // What the other side can force play into from there leaves the subgame.
+            self.attract(&nodes, top, favoured_is_p, Goal::Into, &other);
             if let Some(cut_off) = &cut_off {
-                cut_off.or_from(&attr);
+                cut_off.or_from(&other);
             }
-            nodes.and_not_from(&attr);
-            self.reattract(&nodes, top, !favoured_is_p, &to_top, &attr);
+            nodes.and_not_from(&other);
+            self.reattract(&nodes, top, !favoured_is_p, &to_top, other);
         }
         cut_off.unwrap_or(nodes)
     }
@@ -433,11 +431,11 @@ impl<G: RuleGame> Solver<'_, G> {
     /// nodes with such a move (unless the forcing side can still move at the top priority
     /// there, which keeps it whatever else left), and those with a move into them, are taken
     /// out and the attractor grown again over them.
-    fn reattract(&self, nodes: &Bits, top: u8, against_p: bool, to_top: &Bits, removed: &Bits) {
+    fn reattract(&self, nodes: &Bits, top: u8, against_p: bool, to_top: &Bits, removed: Bits) {
         let game = self.game;
-        to_top.and_not_from(removed);
-        let doubtful = Bits::new(game.id_bound());
-        doubtful.copy_from(removed);
+        to_top.and_not_from(&removed);
+        // What left, and the nodes found doubtful: grown in place.
+        let doubtful = removed;
         let top_move_left = |w: u64| {
             game.any_move(w, |u, check, attack| {
                 nodes.get(u)
@@ -457,7 +455,7 @@ impl<G: RuleGame> Solver<'_, G> {
         grow_back(
             game.id_bound(),
             &self.walk,
-            |v| removed.get(v),
+            |v| doubtful.get(v),
             |u, preds| game.predecessors(u, preds),
             |w| to_top.get(w) && !doubtful.get(w),
             unsure,
