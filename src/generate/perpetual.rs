@@ -60,7 +60,9 @@ const MOST_LEVELS: u64 = 16;
 
 /// What the fixpoint may spend beyond its bitmaps without raising this set's peak so far or,
 /// if given (not 0), the run's `budget`: as many levels as fit (each spares a descent from X
-/// in every round) with room for the two that roll past them, then the witnesses if they
+/// in every round) with room for the two that roll past them, and at least the
+/// [`PLANNED_LEVELS`] the memory model counts (without them every round descends Y from X
+/// anew: KCPKN's 13 rounds took 7 s each, its fixpoint 85 s), then the witnesses if they
 /// still fit. Everything, where the memory in use cannot be read.
 fn spend_for(draws: &Draws, budget: u64) -> Spend {
     let bitmap = draws.ids.count().div_ceil(8).max(1);
@@ -74,9 +76,9 @@ fn spend_for(draws: &Draws, budget: u64) -> Spend {
     }
     let need = super::memory::current_memory() + (FIXPOINT_BITMAPS + 2) * bitmap;
     let room = peak.max(budget).saturating_sub(need);
-    let levels = (room / bitmap).min(MOST_LEVELS);
+    let levels = (room / bitmap).clamp(PLANNED_LEVELS, MOST_LEVELS);
     Spend {
-        witnesses: 4 * p_nodes <= room - levels * bitmap,
+        witnesses: 4 * p_nodes <= room.saturating_sub(levels * bitmap),
         max_levels: levels as usize,
     }
 }
