@@ -22,11 +22,11 @@ const SOLVE_SECONDS_PER_SLOT: f64 = 1.05e-6;
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// Seconds per slot of the `asian` rule pass (the five-priority game of checks and chases,
 /// after the perpetual-check fixpoint that seeds it), over every set up to 5 men (1.118e9
-/// slots, 477 s of rule pass, 2 threads; stop 37, Zielonka's solver with its attractor
-/// mended, not grown anew, and the cheaper chase test; session 29's binary took 1,132 s on a
-/// busier machine). Its spread is wide: KCPKN 123 s, KRCKR 56 s, most sets well under a
-/// second, so a set's estimate can be far off while a run's total is about right.
-const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 4.3e-7;
+/// slots, 388 s of rule pass, 2 threads; stop 37: Zielonka's solver with its attractor
+/// mended, the cheaper chase test, the fixpoint's planned levels kept; session 29's binary
+/// took 1,132 s on a busier machine). Its spread is wide: KRCKR 51 s, KCPKN 39 s, most sets
+/// well under a second, so a set's estimate can be far off while a run's total is about right.
+const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 3.5e-7;
 /// Bytes on disk per slot of a table with both sides' distances, measured over every set up
 /// to 5 men (0.228 with DTM as halves, format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30,
 /// KRCKR 0.17): what a table of more than 2^26 slots a side takes.
