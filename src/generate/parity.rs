@@ -318,7 +318,18 @@ struct MovePriority<'f> {
     known: std::cell::Cell<Option<u8>>,
 }
 
-impl MovePriority<'_> {
+impl<'f> MovePriority<'f> {
+    /// The priority of a move by p (`by_p`) or the opponent, a check or not, whose attack
+    /// `attack` finds when asked.
+    fn new(by_p: bool, check: bool, attack: &'f dyn Fn() -> MoveAttack) -> Self {
+        MovePriority {
+            by_p,
+            check,
+            attack,
+            known: std::cell::Cell::new(None),
+        }
+    }
+
     /// The priorities the move can have: a check's, else an attack's and an idle move's.
     fn bounds(&self) -> (u8, u8) {
         match (self.check, self.by_p) {
@@ -438,14 +449,7 @@ impl<G: RuleGame> Solver<'_, G> {
         let doubtful = removed;
         let top_move_left = |w: u64| {
             game.any_move(w, |u, check, attack| {
-                nodes.get(u)
-                    && MovePriority {
-                        by_p: game.p_to_move(w),
-                        check,
-                        attack,
-                        known: std::cell::Cell::new(None),
-                    }
-                    .is(top)
+                nodes.get(u) && MovePriority::new(game.p_to_move(w), check, attack).is(top)
             })
         };
         let unsure = |w: u64| {
@@ -478,12 +482,7 @@ impl<G: RuleGame> Solver<'_, G> {
                 if !nodes.get(u) {
                     return None;
                 }
-                let prio = MovePriority {
-                    by_p: game.p_to_move(w),
-                    check,
-                    attack,
-                    known: std::cell::Cell::new(None),
-                };
+                let prio = MovePriority::new(game.p_to_move(w), check, attack);
                 let inside = attr.get(u);
                 match (inside, forcing) {
                     (true, _) => prio.at_most(top).then_some(true),

@@ -70,9 +70,11 @@ impl Position {
             return MoveAttack::Check;
         }
         let mut pawn_chase = false;
+        // Stops at a chase by any other piece; a pawn's is noted and the search goes on.
         let other_chase = !self.for_each_new_chase(mv, &after, |c| {
-            pawn_chase = true;
-            c.attacker == Role::Pawn
+            let by_pawn = c.attacker == Role::Pawn;
+            pawn_chase |= by_pawn;
+            by_pawn
         });
         match (other_chase, pawn_chase) {
             (true, _) => MoveAttack::Chase,
@@ -262,10 +264,12 @@ mod tests {
                 attackers.push(attacker);
             }
         }
-        match () {
-            _ if attackers.iter().any(|&r| r != Role::Pawn) => MoveAttack::Chase,
-            _ if attackers.is_empty() => MoveAttack::Idle,
-            _ => MoveAttack::PawnChase,
+        if attackers.iter().any(|&r| r != Role::Pawn) {
+            MoveAttack::Chase
+        } else if attackers.is_empty() {
+            MoveAttack::Idle
+        } else {
+            MoveAttack::PawnChase
         }
     }
 

@@ -427,7 +427,7 @@ impl Position {
 
     /// True if the side to move has no legal move (it has lost).
     pub fn is_game_over(&self) -> bool {
-        self.legal_moves().is_empty()
+        !self.clone().has_legal_move_knowing_check(self.in_check())
     }
 
     /// Number of leaf positions `depth` plies down (the last ply counted, not played).
