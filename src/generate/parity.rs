@@ -184,12 +184,12 @@ const IDLE_ESCAPES_GIVE_UP: u64 = 10;
 /// attack or reach a node p wins (`won`, or by an exit), are found first, as an attractor:
 /// a p-to-move node joins when some move leads into it (or into `won`), an
 /// opponent-to-move node when each of its idle moves does. Adds nothing if that attractor
-/// grows past [`IDLE_ESCAPES_GIVE_UP`]'s share of the nodes.
-fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) {
+/// grows past [`IDLE_ESCAPES_GIVE_UP`]'s share of the nodes; false if it gave up so.
+fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) -> bool {
     let n = game.id_bound();
     let most_forced = n / IDLE_ESCAPES_GIVE_UP;
     if won.count() > most_forced {
-        return;
+        return false;
     }
     let forced = Bits::new(n);
     forced.copy_from(won);
@@ -217,7 +217,7 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) {
         n - lost.count(),
     );
     if !complete {
-        return;
+        return false;
     }
     par_chunks(n).for_each(|range| {
         for v in range {
@@ -226,6 +226,7 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) {
             }
         }
     });
+    true
 }
 
 /// Adds to `lost` the nodes from which the opponent can force play to an exit of its own (a
@@ -764,6 +765,37 @@ mod tests {
         let mut nodes = cycle(Idle, Chase);
         nodes[1].1 = true;
         assert_eq!(solved(&nodes), [false, false]);
+    }
+
+    /// Twenty two-node cycles, p's moves idle, the opponent's `by_o`.
+    fn cycles(by_o: MoveAttack) -> Vec<HandNode> {
+        (0..20u32)
+            .flat_map(|k| {
+                [
+                    (true, false, vec![(2 * k + 1, Idle)]),
+                    (false, false, vec![(2 * k, by_o)]),
+                ]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn idle_escapes_cut_off_idle_draws_and_give_up_where_p_forces_much() {
+        let none = || Bits::new(40);
+        // The opponent moves idly in every cycle: p forces nothing, every node is cut off.
+        let lost = none();
+        assert!(idle_escapes(&HandMade::new(&cycles(Idle)), &none(), &lost));
+        assert_eq!(lost.count(), 40);
+        // It chases in every cycle: p forces it to attack from every node, past a tenth of
+        // them, so the search gives up and cuts off nothing; the solver still finds p's wins.
+        let lost = none();
+        assert!(!idle_escapes(
+            &HandMade::new(&cycles(Chase)),
+            &none(),
+            &lost
+        ));
+        assert_eq!(lost.count(), 0);
+        assert_eq!(solved(&cycles(Chase)), [true; 40]);
     }
 
     /// A random game of `n` nodes from `bits`: p moves from the even nodes, the opponent
