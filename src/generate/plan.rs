@@ -12,9 +12,9 @@ use serde::Serialize;
 /// Threads the rates below were measured with (a 2-core machine of the CI kind).
 const MEASURED_THREADS: f64 = 2.0;
 /// Seconds per slot (both sides to move together) of initialising, the sweeps and writing:
-/// KRNKR 1.13e-6 (37 s of 78), KRNKRA 1.2e-6 (161 s of 399), KRNKRAB 1.08e-6 (993 s of
-/// 2,660), each `canju gen SET --json` with its sub-tables present.
-const SOLVE_SECONDS_PER_SLOT: f64 = 1.05e-6;
+/// stop 38's KRNKRAB family run KRNKRA 0.68e-6 (90 s of 294), KRNKRB 0.66e-6 (139 s of
+/// 445), KRNKRAB 0.72e-6 (667 s of 2,554); every set up to 5 men 0.74e-6 (831 s, stop 37).
+const SOLVE_SECONDS_PER_SLOT: f64 = 0.72e-6;
 /// Seconds per slot of the perpetual-check pass by bitmaps. It grows with the set and its
 /// share of draws: session 27's binary KRNKR 0.95e-6 (31 s), KRNKRA 1.54e-6 (205.5 s; the
 /// plan then says 340 s for the whole set, which took 362 s); earlier KRNKRAB 1.81e-6 (1,667
@@ -27,6 +27,10 @@ const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// took 1,132 s on a busier machine). Its spread is wide: KRCKR 51 s, KCPKN 39 s, most sets
 /// well under a second, so a set's estimate can be far off while a run's total is about right.
 const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 3.5e-7;
+/// Seconds per slot of the `asian` rule pass of a set past 2^26 slots a side, where most
+/// slot-positions are draws the game must settle: stop 38's KRNKRAB family run, KRNKRA 1.53e-6
+/// (204 s), KRNKRB 1.46e-6 (306 s), KRNKRAB 2.05e-6 (1,887 s).
+const LARGE_PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 1.9e-6;
 /// Bytes on disk per slot of a table with both sides' distances, measured over every set up
 /// to 5 men (0.228 with DTM as halves, format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30,
 /// KRCKR 0.17): what a table of more than 2^26 slots a side takes.
@@ -163,6 +167,9 @@ fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
     // `asian` the five-priority game.
     let (rule_pass, rule_rate) = match rules {
         _ if memory.rule_graph == 0 => (None, 0.0),
+        RuleSet::Asian if slots > super::memory::MOST_SLOTS_ONE_SIDE_DTM => {
+            (Some("priorities"), LARGE_PRIORITY_RULE_SECONDS_PER_SLOT)
+        }
         RuleSet::Asian => (Some("priorities"), PRIORITY_RULE_SECONDS_PER_SLOT),
         _ => (Some("bitmaps"), BITMAP_RULE_SECONDS_PER_SLOT),
     };
