@@ -27,7 +27,11 @@ const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// took 1,132 s on a busier machine). Its spread is wide: KRCKR 51 s, KCPKN 39 s, most sets
 /// well under a second, so a set's estimate can be far off while a run's total is about right.
 const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 3.5e-7;
-/// Seconds per slot of the `asian` rule pass of a set past 2^26 slots a side, where most
+/// Slots a side past which a set's `asian` rule pass is planned at
+/// [`LARGE_PRIORITY_RULE_SECONDS_PER_SLOT`]: KRNKR (3.3e7) runs at about the 5-men rate,
+/// KRNKRA (1.3e8) at the large one.
+const LARGE_RULE_PASS_SLOTS: u64 = 1 << 26;
+/// Seconds per slot of the `asian` rule pass of a set past [`LARGE_RULE_PASS_SLOTS`], where most
 /// slot-positions are draws the game must settle: stop 38's KRNKRAB family run, KRNKRA 1.53e-6
 /// (204 s), KRNKRB 1.46e-6 (306 s), KRNKRAB 2.05e-6 (1,887 s).
 const LARGE_PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 1.9e-6;
@@ -167,7 +171,7 @@ fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
     // `asian` the five-priority game.
     let (rule_pass, rule_rate) = match rules {
         _ if memory.rule_graph == 0 => (None, 0.0),
-        RuleSet::Asian if slots > super::memory::MOST_SLOTS_ONE_SIDE_DTM => {
+        RuleSet::Asian if slots > LARGE_RULE_PASS_SLOTS => {
             (Some("priorities"), LARGE_PRIORITY_RULE_SECONDS_PER_SLOT)
         }
         RuleSet::Asian => (Some("priorities"), PRIORITY_RULE_SECONDS_PER_SLOT),
