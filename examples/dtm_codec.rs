@@ -28,7 +28,8 @@ fn main() {
                 .chunks(2048)
                 .map(|c| zstd::bulk::compress(c, 15).unwrap().len())
                 .sum();
-            let (codes, blocks) = lzh::compress(&[&bytes]);
+            let (codes, segments) = lzh::compress(&[&bytes]);
+            let blocks: Vec<_> = segments.into_iter().flatten().collect();
             let l: usize = blocks.iter().map(|b| b.bytes.len()).sum::<usize>() + codes.len();
             tz[side] += z;
             tl[side] += l;

@@ -252,30 +252,6 @@ pub(super) fn halves_block(
     out
 }
 
-/// One compressed section: its blocks in order, the zstd dictionary they were compressed with
-/// and the LZH codes (each empty when unused).
-pub(super) struct Compressed {
-    blocks: Vec<Vec<u8>>,
-    dictionary: Vec<u8>,
-    codes: Vec<u8>,
-    /// Values per block ([`Codec::Lzh`] only).
-    counts: Vec<u32>,
-    /// Bytes of each block's first stream ([`Codec::Lzh`] only).
-    splits: Vec<u8>,
-}
-
-/// Compresses both sides of one section.
-pub(super) fn compress_wdl(codes: [WdlCodes; 2]) -> Compressed {
-    let (codes, blocks) = lzh::compress(&[codes[0].as_bytes(), codes[1].as_bytes()]);
-    Compressed {
-        counts: blocks.iter().map(|b| b.values).collect(),
-        splits: blocks.iter().map(|b| b.split).collect(),
-        blocks: blocks.into_iter().map(|b| b.bytes).collect(),
-        dictionary: vec![],
-        codes,
-    }
-}
-
 /// Blocks of the DTM section compressed together before they are written out.
 pub(super) const DTM_BATCH_BLOCKS: usize = 1024;
 
@@ -372,38 +348,34 @@ pub(super) fn write_dtm(
     })
 }
 
-/// Appends `c`'s blocks to `payload` and describes them.
-pub(super) fn append_section(
-    payload: &mut Vec<u8>,
-    mut c: Compressed,
-    block_values: u32,
-    value_bytes: u8,
-    codec: Codec,
-) -> Section {
+/// Compresses both sides' WDL codes ([`Codec::Lzh`]) and appends their blocks to `payload`
+/// (room made for them at once; each segment's blocks freed once copied); describes them.
+pub(super) fn append_wdl_section(payload: &mut Vec<u8>, codes: [WdlCodes; 2]) -> Section {
+    let (codes, segments) = lzh::compress(&[codes[0].as_bytes(), codes[1].as_bytes()]);
+    let blocks: usize = segments.iter().map(Vec::len).sum();
+    let (mut block_counts, mut block_splits) =
+        (Vec::with_capacity(blocks), Vec::with_capacity(blocks));
     let start = payload.len();
-    let mut offsets = vec![start as u64];
-    for b in &c.blocks {
-        payload.extend_from_slice(b);
-        offsets.push(payload.len() as u64);
-    }
-    let (mut block_splits, mut chunk_sums) = (vec![], vec![]);
-    if codec == Codec::Lzh {
-        block_splits = std::mem::take(&mut c.splits);
-        chunk_sums = payload[start..].chunks(CHECK_CHUNK).map(xxh3_64).collect();
-        offsets = vec![start as u64, payload.len() as u64];
+    payload.reserve_exact(blocks * lzh::BLOCK_BYTES);
+    for segment in segments {
+        for block in segment {
+            payload.extend_from_slice(&block.bytes);
+            block_counts.push(block.values);
+            block_splits.push(block.split);
+        }
     }
     Section {
-        block_values,
-        value_bytes,
-        offsets,
+        block_values: lzh::MAX_BLOCK_VALUES as u32,
+        value_bytes: 0,
+        offsets: vec![start as u64, payload.len() as u64],
         checksum: xxh3_64(&payload[start..]),
-        dictionary: c.dictionary,
-        codec,
-        codes: c.codes,
-        block_counts: c.counts,
+        dictionary: vec![],
+        codec: Codec::Lzh,
+        codes,
+        block_counts,
         block_sizes: vec![],
         block_splits,
-        chunk_sums,
+        chunk_sums: payload[start..].chunks(CHECK_CHUNK).map(xxh3_64).collect(),
     }
 }
 
@@ -467,13 +439,7 @@ pub fn write_table_with(
         [0, 1].map(|side| dtm.is_none() || dtm_side.is_some_and(|stored| stored != side));
     let codes = values.into_wdl_codes(rule_codes);
     let mut payload = Vec::new();
-    let wdl = append_section(
-        &mut payload,
-        compress_wdl(codes),
-        lzh::MAX_BLOCK_VALUES as u32,
-        0,
-        Codec::Lzh,
-    );
+    let wdl = append_wdl_section(&mut payload, codes);
     let at = payload.len() as u64;
     let header = Header {
         format_version: FORMAT_VERSION,

@@ -218,6 +218,7 @@ mod tests {
         let mut at = 0;
         let pairs = blocks
             .into_iter()
+            .flatten()
             .map(|b| {
                 let raw = all[at..at + b.values as usize].to_vec();
                 at += b.values as usize;
@@ -269,7 +270,7 @@ mod tests {
         for (raw, block) in blocks.iter().step_by(7) {
             let (packed, r) = (&block.bytes, block_ref(block));
             for byte in 0..packed.len() {
-                let mut bad = packed.clone();
+                let mut bad = *packed;
                 bad[byte] ^= 0x10;
                 refused += usize::from(dec.decode(&bad, &r).is_none());
                 for at in (0..raw.len()).step_by(37) {
@@ -360,7 +361,8 @@ mod tests {
         let mut sides = sample_blocks();
         sides.truncate(4);
         let side: Vec<u8> = sides.concat();
-        let (codes, blocks) = compress(&[&side, &side]);
+        let (codes, segments) = compress(&[&side, &side]);
+        let blocks: Vec<Block> = segments.into_iter().flatten().collect();
         let (dec, pairs) = compressed(&[side.clone(), side.clone()]);
         let s = section(codes, &pairs, 640);
         let index = BlockIndex::new(&s, side.len() as u64).expect("a consistent section");
