@@ -136,11 +136,35 @@ impl<G: RuleGame> RuleGame for ChasesAlone<'_, G> {
 /// Each is grown at once into what its side can force play into, and the game left between
 /// them is solved by [`Solver::wins`].
 pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
-    let n = game.id_bound();
     // Where p wins little, most draws are held by idle moves at every turn: cut those off
     // first, cheaply (the search gives up where it would not be cheap).
     idle_escapes(game, &won, &lost);
     opponent_attractor(game, &lost);
+    solve_closed(game, won, lost)
+}
+
+/// The nodes p wins, as a bitmap over node ids, in a game where p wins only nodes of
+/// `within`: the nodes a game with the same moves and exits, in which p wins at least as
+/// much, gives p (as [`ChasesAlone`] and the game it wraps). Its other nodes are known not
+/// to be won and need no attractor: an opponent-to-move node p wins in that game has every
+/// move in `within`, and a p-to-move one some move, so the opponent can keep play out of it.
+pub(crate) fn solve_within(game: &impl RuleGame, within: &Bits) -> Bits {
+    let n = game.id_bound();
+    let (won, lost) = (Bits::new(n), Bits::new(n));
+    lost.fill(n);
+    lost.and_not_from(within);
+    // What the search for idle escapes adds may have moves into it from what is left.
+    if idle_escapes(game, &won, &lost) {
+        opponent_attractor(game, &lost);
+    }
+    solve_closed(game, won, lost)
+}
+
+/// The rest of [`solve`], once `lost` holds every node from which the opponent can force
+/// play into it (no opponent-to-move node outside it has a move into it, and no p-to-move
+/// node outside it has every move there).
+fn solve_closed(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
+    let n = game.id_bound();
     let solver = Solver {
         game,
         walk: std::array::from_fn(|_| Bits::new(n)),
@@ -861,6 +885,24 @@ mod tests {
             for (v, won) in textbook(&checks_only).into_iter().enumerate() {
                 prop_assert!(!won || with_chases[v], "node {}", v);
             }
+        }
+
+        #[test]
+        fn chases_alone_solved_within_the_games_wins(bits in prop::collection::vec(any::<u32>(), 2..50)) {
+            let nodes = random_game(bits.len() - bits.len() % 2, &bits);
+            let game = HandMade::new(&nodes);
+            // The game with the opponent's checks taken as idle moves, written out.
+            let chases_alone: Vec<HandNode> = nodes
+                .iter()
+                .map(|(p, exit, moves)| {
+                    let idle = |k| if !*p && k == Check { Idle } else { k };
+                    (*p, *exit, moves.iter().map(|&(u, k)| (u, idle(k))).collect())
+                })
+                .collect();
+            let within = solve(&game, Bits::new(game.id_bound()), Bits::new(game.id_bound()));
+            let won = solve_within(&ChasesAlone(&game), &within);
+            let got: Vec<bool> = (0..nodes.len() as u64).map(|v| won.get(v)).collect();
+            prop_assert_eq!(got, textbook(&chases_alone));
         }
 
         #[test]

@@ -289,14 +289,7 @@ fn rule_wins(draws: &Draws) -> [Bits; 3] {
     let open = Bits::new(nodes);
     open.assign_and_not(&won, &by_check);
     if open.count() > 0 {
-        let lost = Bits::new(nodes);
-        lost.fill(nodes);
-        lost.and_not_from(&won);
-        by_chase.copy_from(&parity::solve(
-            &parity::ChasesAlone(draws),
-            Bits::new(nodes),
-            lost,
-        ));
+        by_chase.copy_from(&parity::solve_within(&parity::ChasesAlone(draws), &won));
     }
     [won, by_check, by_chase]
 }
