@@ -148,16 +148,26 @@ pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
 /// much, gives p (as [`ChasesAlone`] and the game it wraps). Its other nodes are known not
 /// to be won and need no attractor: an opponent-to-move node p wins in that game has every
 /// move in `within`, and a p-to-move one some move, so the opponent can keep play out of it.
+/// What p forces play into from its exits is found first: where it is large, the search for
+/// idle escapes gives up at once (on KRNKRA's chases alone it searched 19 s for nothing).
 pub(crate) fn solve_within(game: &impl RuleGame, within: &Bits) -> Bits {
     let n = game.id_bound();
-    let (won, lost) = (Bits::new(n), Bits::new(n));
+    let solver = Solver::new(game);
+    let won = Bits::new(n);
+    solver.settle(within, &won);
+    let lost = Bits::new(n);
     lost.fill(n);
     lost.and_not_from(within);
-    // What the search for idle escapes adds may have moves into it from what is left.
     if idle_escapes(game, &won, &lost) {
+        // Draws were cut off, and what moves into them with them: settled again over the
+        // rest (cheap: the search completes only where p forces little).
         opponent_attractor(game, &lost);
+        return solve_closed(game, won, lost);
     }
-    solve_closed(game, won, lost)
+    let open = Bits::new(n);
+    open.assign_and_not(within, &won);
+    won.or_from(&solver.wins(open, TOP));
+    won
 }
 
 /// The rest of [`solve`], once `lost` holds every node from which the opponent can force
@@ -165,29 +175,12 @@ pub(crate) fn solve_within(game: &impl RuleGame, within: &Bits) -> Bits {
 /// node outside it has every move there).
 fn solve_closed(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
     let n = game.id_bound();
-    let solver = Solver {
-        game,
-        walk: std::array::from_fn(|_| Bits::new(n)),
-    };
-    // p's exits, the opponent's nodes without a move, the nodes known won, and what p can
-    // force play into from there.
+    let solver = Solver::new(game);
     let open = Bits::new(n);
     open.fill(n);
     open.and_not_from(&lost);
     drop(lost);
-    par_chunks(n).for_each(|range| {
-        for v in range {
-            let settled = || match game.p_to_move(v) {
-                true => game.exit(v),
-                false => !game.any_move(v, |_, _, _| true),
-            };
-            if open.get(v) && settled() {
-                won.set(v);
-            }
-        }
-    });
-    won.and_from(&open);
-    solver.attract(&open, TOP, false, Goal::Into, &won);
+    solver.settle(&open, &won);
     // Every node left has a move left and no exit: the game proper.
     open.and_not_from(&won);
     won.or_from(&solver.wins(open, TOP));
@@ -436,7 +429,34 @@ struct Solver<'g, G> {
     walk: [Bits; 3],
 }
 
-impl<G: RuleGame> Solver<'_, G> {
+impl<'g, G: RuleGame> Solver<'g, G> {
+    fn new(game: &'g G) -> Self {
+        let n = game.id_bound();
+        Solver {
+            game,
+            walk: std::array::from_fn(|_| Bits::new(n)),
+        }
+    }
+
+    /// Keeps in `won` (nodes known won) those of `open` and adds p's exits there, the
+    /// opponent's nodes without a move, and what p can force play into from them all.
+    fn settle(&self, open: &Bits, won: &Bits) {
+        let game = self.game;
+        par_chunks(game.id_bound()).for_each(|range| {
+            for v in range {
+                let settled = || match game.p_to_move(v) {
+                    true => game.exit(v),
+                    false => !game.any_move(v, |_, _, _| true),
+                };
+                if open.get(v) && settled() {
+                    won.set(v);
+                }
+            }
+        });
+        won.and_from(open);
+        self.attract(open, TOP, false, Goal::Into, won);
+    }
+
     /// The nodes p wins in the subgame of `nodes` and moves of priority at most `top`. The
     /// side the top priority favours (p if it is even) wins wherever it can make the
     /// top-priority moves again and again, unless the other side can win in the subgame
