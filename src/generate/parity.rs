@@ -146,15 +146,16 @@ pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
 /// The nodes p wins, as a bitmap over node ids, in a game where p wins only nodes of
 /// `within`: the nodes a game with the same moves and exits, in which p wins at least as
 /// much, gives p (as [`ChasesAlone`] and the game it wraps). Its other nodes are known not
-/// to be won and need no attractor: an opponent-to-move node p wins in that game has every
-/// move in `within`, and a p-to-move one some move, so the opponent can keep play out of it.
-/// What p forces play into from its exits is found first: where it is large, the search for
-/// idle escapes gives up at once (on KRNKRA's chases alone it searched 19 s for nothing).
+/// to be won, and the opponent's attractor need not be grown over them: an
+/// opponent-to-move node p wins in that game has every move in `within`, and a p-to-move
+/// one an exit or some move there, so the opponent can keep play out of `within`. What p
+/// forces play into from its exits is found first: where it is large, the search for idle
+/// escapes gives up at once (on KRNKRA's chases alone it searched 19 s for nothing); where
+/// that search completes, the opponent's attractor is grown over what it cut off.
 pub(crate) fn solve_within(game: &impl RuleGame, within: &Bits) -> Bits {
     let n = game.id_bound();
-    let solver = Solver::new(game);
     let won = Bits::new(n);
-    solver.settle(within, &won);
+    Solver::new(game).settle(within, &won);
     let lost = Bits::new(n);
     lost.fill(n);
     lost.and_not_from(within);
@@ -164,9 +165,10 @@ pub(crate) fn solve_within(game: &impl RuleGame, within: &Bits) -> Bits {
         opponent_attractor(game, &lost);
         return solve_closed(game, won, lost);
     }
+    drop(lost);
     let open = Bits::new(n);
     open.assign_and_not(within, &won);
-    won.or_from(&solver.wins(open, TOP));
+    won.or_from(&Solver::new(game).wins(open, TOP));
     won
 }
 
@@ -440,6 +442,8 @@ impl<'g, G: RuleGame> Solver<'g, G> {
 
     /// Keeps in `won` (nodes known won) those of `open` and adds p's exits there, the
     /// opponent's nodes without a move, and what p can force play into from them all.
+    /// `open` must be closed: no opponent-to-move node in it has an exit or a move out of it
+    /// (moves out of it are not looked at).
     fn settle(&self, open: &Bits, won: &Bits) {
         let game = self.game;
         par_chunks(game.id_bound()).for_each(|range| {

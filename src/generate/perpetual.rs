@@ -287,8 +287,9 @@ fn rule_wins(draws: &Draws) -> [Bits; 3] {
     // with the opponent's checks taken as idle moves.
     let by_chase = Bits::new(nodes);
     let open = Bits::new(nodes);
-    open.assign_and_not(&won, &by_check);
-    if open.count() > 0 {
+    let any_open = open.assign_and_not(&won, &by_check) > 0;
+    drop(open);
+    if any_open {
         by_chase.copy_from(&parity::solve_within(&parity::ChasesAlone(draws), &won));
     }
     [won, by_check, by_chase]

@@ -349,7 +349,7 @@ pub(super) fn encode_segment(values: &[u8], litlen: &Encoder, offset: &Encoder) 
 /// Compresses `sides` (each a stream of values, compressed separately) into paired blocks of
 /// [`BLOCK_BYTES`] and at most [`MAX_BLOCK_VALUES`] values, with codes made for all of them;
 /// returns the codes (as [`BlockDecoder::new`] reads them) and the blocks in order, the first
-/// side's first, a vector per segment of [`MAX_BLOCK_VALUES`] values (collected in place:
+/// side's first, a vector per segment of at most [`MAX_BLOCK_VALUES`] values (collected in place:
 /// one flat vector would pass through a second copy of itself).
 pub fn compress(sides: &[&[u8]]) -> (Vec<u8>, Vec<Vec<Block>>) {
     use rayon::prelude::*;
