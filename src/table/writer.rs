@@ -349,9 +349,12 @@ pub(super) fn write_dtm(
 }
 
 /// Compresses both sides' WDL codes ([`Codec::Lzh`]) and appends their blocks to `payload`
-/// (room made for them at once; each segment's blocks freed once copied); describes them.
+/// (room made for them at once, once the codes are gone; each segment's blocks freed once
+/// copied); describes them.
 pub(super) fn append_wdl_section(payload: &mut Vec<u8>, codes: [WdlCodes; 2]) -> Section {
-    let (codes, segments) = lzh::compress(&[codes[0].as_bytes(), codes[1].as_bytes()]);
+    let (code_lengths, segments) = lzh::compress(&[codes[0].as_bytes(), codes[1].as_bytes()]);
+    // The codes are the set's values (a byte a slot): gone before the payload grows.
+    drop(codes);
     let blocks: usize = segments.iter().map(Vec::len).sum();
     let (mut block_counts, mut block_splits) =
         (Vec::with_capacity(blocks), Vec::with_capacity(blocks));
@@ -371,7 +374,7 @@ pub(super) fn append_wdl_section(payload: &mut Vec<u8>, codes: [WdlCodes; 2]) ->
         checksum: xxh3_64(&payload[start..]),
         dictionary: vec![],
         codec: Codec::Lzh,
-        codes,
+        codes: code_lengths,
         block_counts,
         block_sizes: vec![],
         block_splits,
