@@ -74,6 +74,15 @@ pub(crate) trait DrawGame: Sync {
     fn p_ids(&self) -> std::ops::Range<u64>;
     /// [`P_TO_MOVE`], [`CHECKED`], [`EXIT`] and [`FREE`] of node `v`.
     fn flags(&self, v: u64) -> u8;
+    /// True if node `v` has [`CHECKED`]: the hot loops ask only this of the nodes moved
+    /// to, so a game may answer it without reading every flag.
+    fn is_checked(&self, v: u64) -> bool {
+        self.flags(v) & CHECKED != 0
+    }
+    /// True if node `v` has [`P_TO_MOVE`].
+    fn is_p_to_move(&self, v: u64) -> bool {
+        self.flags(v) & P_TO_MOVE != 0
+    }
     /// True if `f` holds for some node that node `v` moves to (stops at the first).
     fn any_successor(&self, v: u64, f: impl FnMut(u64) -> bool) -> bool;
     /// The nodes that move into node `v` (repeats allowed), in `out`.
@@ -434,9 +443,9 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     /// True if node `w` belongs in `z` by a move into it: for a p-to-move node a check into
     /// `z`, for an opponent-to-move node each move covered.
     fn supported(&self, w: u64, z: &Bits) -> bool {
-        if self.game.flags(w) & P_TO_MOVE != 0 {
+        if self.game.is_p_to_move(w) {
             self.game
-                .any_successor(w, |u| self.game.flags(u) & CHECKED != 0 && z.get(u))
+                .any_successor(w, |u| self.game.is_checked(u) && z.get(u))
         } else {
             self.every_move_covered(w, z)
         }
@@ -462,7 +471,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             return true;
         }
         self.game.any_successor(v, |u| {
-            let found = self.game.flags(u) & CHECKED == 0 && in_y(u);
+            let found = !self.game.is_checked(u) && in_y(u);
             if found && let Some(w) = witness {
                 w.store(u as u32, Relaxed);
             }
@@ -486,7 +495,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
     /// one of them (repeats allowed).
     fn for_each_quiet_predecessor(&self, of: &Bits, mover: u8, f: impl Fn(u64) + Sync) {
         of.for_each_one(Vec::new, |preds, d| {
-            if self.game.flags(d) & (P_TO_MOVE | CHECKED) != mover ^ P_TO_MOVE {
+            if self.game.is_checked(d) || self.game.is_p_to_move(d) == (mover == P_TO_MOVE) {
                 return;
             }
             self.game.predecessors(d, preds);
@@ -506,7 +515,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
 fn every_move_covered(game: &impl DrawGame, w: u64, z: &Bits, x: &Bits) -> bool {
     game.flags(w) & EXIT == 0
         && !game.any_successor(w, |u| {
-            if game.flags(u) & CHECKED != 0 {
+            if game.is_checked(u) {
                 !z.get(u)
             } else {
                 !x.get(u)
@@ -526,7 +535,7 @@ fn attract(game: &impl DrawGame, walk: &Walk, z: &Bits, bounds: Bounds, joined: 
         walk,
         |w| !z.get(w) && within.is_none_or(|within| within.get(w)),
         |w| {
-            let joins = game.flags(w) & P_TO_MOVE != 0 || every_move_covered(game, w, z, x);
+            let joins = game.is_p_to_move(w) || every_move_covered(game, w, z, x);
             if joins && z.set(w) {
                 if let Some(j) = joined {
                     j.set(w);
@@ -552,7 +561,7 @@ fn walk_checks_back(
     while current.count() > 0 {
         walk.candidates.clear_all();
         current.for_each_one(Vec::new, |preds, v| {
-            if game.flags(v) & CHECKED == 0 {
+            if !game.is_checked(v) {
                 return;
             }
             game.predecessors(v, preds);

@@ -186,11 +186,18 @@ impl DrawGame for Draws<'_> {
     }
 
     fn flags(&self, v: u64) -> u8 {
-        let p_to_move = (v < self.ids.first_of(Color::Black)) == (self.p == Color::Red);
-        (p_to_move as u8 * P_TO_MOVE)
+        (self.is_p_to_move(v) as u8 * P_TO_MOVE)
             | (self.checked.get(v) as u8 * CHECKED)
             | (self.exit.get(v) as u8 * EXIT)
             | (self.free.get(v) as u8 * FREE)
+    }
+
+    fn is_checked(&self, v: u64) -> bool {
+        self.checked.get(v)
+    }
+
+    fn is_p_to_move(&self, v: u64) -> bool {
+        (v < self.ids.first_of(Color::Black)) == (self.p == Color::Red)
     }
 
     fn any_successor(&self, v: u64, mut f: impl FnMut(u64) -> bool) -> bool {
@@ -225,7 +232,7 @@ impl RuleGame for Draws<'_> {
     }
 
     fn p_to_move(&self, v: u64) -> bool {
-        self.flags(v) & P_TO_MOVE != 0
+        self.is_p_to_move(v)
     }
 
     fn exit(&self, v: u64) -> bool {
