@@ -2,7 +2,8 @@
 # Makes tests/data/xiangqitb-differences.tsv.zst from the lists scripts/compare-xiangqitb.sh
 # left in OUT (MATERIAL.diff: FEN, ours, xiangqitb): each position with our rule and the clause
 # of the README's *The repetition rules* that explains it (by the rule that decided ours:
-# `mixed` -> one-check-one-chase, `perpetual-chase` -> narrower-chase, else unexplained, which
+# `mixed` -> one-check-one-chase, `perpetual-chase` -> narrower-chase, a KRKNN draw ->
+# mutual-chase, which tests/xiangqitb.rs checks by its cycle, else unexplained, which
 # tests/xiangqitb.rs refuses). Positions xiangqitb's prober gives no value for (`?`) are left
 # out and counted.
 #
@@ -21,7 +22,7 @@ for diff in "$OUT"/*.diff; do
     cut -f1 "$list.known" | target/release/examples/rule_of "$DIR" "$RULES" |
         paste - <(cut -f3 "$list.known") |
         awk -F'\t' -v m="$m" '{
-            clause = $3 == "mixed" ? "one-check-one-chase" : $3 == "perpetual-chase" ? "narrower-chase" : "unexplained"
+            clause = $3 == "mixed" ? "one-check-one-chase" : $3 == "perpetual-chase" ? "narrower-chase" : m == "KRKNN" ? "mutual-chase" : "unexplained"
             print m "\t" $1 "\t" $2 "\t" $3 "\t" $4 "\t" clause
         }' >>"$list"
 done

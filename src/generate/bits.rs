@@ -161,6 +161,15 @@ impl Bits {
             .map(|w| w.load(Relaxed).count_ones() as u64)
             .sum()
     }
+
+    /// Number of bits set here and clear in `other`.
+    pub(crate) fn count_and_not(&self, other: &Bits) -> u64 {
+        self.words
+            .par_iter()
+            .zip(other.words.par_iter())
+            .map(|(a, b)| (a.load(Relaxed) & !b.load(Relaxed)).count_ones() as u64)
+            .sum()
+    }
 }
 
 #[cfg(test)]
@@ -185,6 +194,7 @@ mod tests {
         c.set(5);
         let d = Bits::new(200);
         assert_eq!(d.assign_and_not(&a, &c), 2, "0 and 199");
+        assert_eq!(a.count_and_not(&c), 2, "counted without a bitmap");
         let seen = std::sync::Mutex::new(vec![]);
         d.for_each_one(|| (), |_, i| seen.lock().unwrap().push(i));
         let mut seen = seen.into_inner().unwrap();

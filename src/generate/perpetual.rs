@@ -293,10 +293,7 @@ fn rule_wins(draws: &Draws) -> [Bits; 3] {
     // Only the wins the perpetual-check rule leaves need a rule named: p wins nothing else
     // with the opponent's checks taken as idle moves.
     let by_chase = Bits::new(nodes);
-    let open = Bits::new(nodes);
-    let any_open = open.assign_and_not(&won, &by_check) > 0;
-    drop(open);
-    if any_open {
+    if won.count_and_not(&by_check) > 0 {
         by_chase.copy_from(&parity::solve_within(&parity::ChasesAlone(draws), &won));
     }
     [won, by_check, by_chase]
