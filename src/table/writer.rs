@@ -255,67 +255,66 @@ pub(super) fn halves_block(
 /// Blocks of the DTM section compressed together before they are written out.
 pub(super) const DTM_BATCH_BLOCKS: usize = 1024;
 
-/// A DTM section of both sides to move as [`write_dtm`] writes it, with the checksum of
-/// each side's blocks, so that either side alone can be kept ([`DtmWritten::one_side`]).
+/// A DTM section as [`write_dtm`] writes it.
 pub(super) struct DtmWritten {
     /// The section, its offsets counted from the start of what was written.
     pub section: Section,
-    /// xxh3-64 of red's blocks, of black's.
-    pub side_checksums: [u64; 2],
     /// The bytes of what was written that the section holds.
     pub bytes: std::ops::Range<u64>,
 }
 
-impl DtmWritten {
-    /// The side to move (0 red, 1 black) whose blocks take fewer bytes.
-    fn smaller_side(&self, slots: u64) -> usize {
-        let per_side = slots.div_ceil(u64::from(self.section.block_values)) as usize;
-        let o = &self.section.offsets;
-        usize::from(o[2 * per_side] - o[per_side] < o[per_side] - o[0])
-    }
+/// Blocks per side to move compressed to choose the side whose distances a one-side table
+/// stores ([`smaller_side`]).
+const SIDE_SAMPLE_BLOCKS: u64 = 512;
 
-    /// The section cut to `side`'s blocks, offsets from 0.
-    fn one_side(self, slots: u64, side: usize) -> DtmWritten {
-        let per_side = slots.div_ceil(u64::from(self.section.block_values)) as usize;
-        let kept = &self.section.offsets[side * per_side..=(side + 1) * per_side];
-        let (start, end) = (kept[0], kept[per_side]);
-        let offsets = kept.iter().map(|o| o - start).collect();
-        DtmWritten {
-            section: Section {
-                offsets,
-                checksum: self.side_checksums[side],
-                ..self.section
-            },
-            side_checksums: self.side_checksums,
-            bytes: start..end,
-        }
-    }
+/// The side to move (0 red, 1 black) whose DTM blocks compress smaller, judged on at most
+/// [`SIDE_SAMPLE_BLOCKS`] blocks of each spread evenly over it (every block of a smaller
+/// table), without a dictionary: so that only the kept side is compressed whole. (Stop 41:
+/// compressing both sides whole and keeping one was about half of the write phase.)
+fn smaller_side(values: &impl ValueSource, value_bytes: u8) -> usize {
+    use rayon::prelude::*;
+    let slots = values.slots();
+    let per_side = slots.div_ceil(DTM_BLOCK as u64);
+    let step = per_side.div_ceil(SIDE_SAMPLE_BLOCKS).max(1);
+    let bytes = [0, 1].map(|side| {
+        (0..per_side.div_ceil(step))
+            .into_par_iter()
+            .map_init(
+                || compressor(&[]),
+                |c, k| {
+                    let start = k * step * DTM_BLOCK as u64;
+                    let block = start..(start + DTM_BLOCK as u64).min(slots);
+                    compress(c, &halves_block(values, side, block, value_bytes)).len()
+                },
+            )
+            .sum::<usize>()
+    });
+    usize::from(bytes[1] < bytes[0])
 }
 
-/// Compresses the DTM section, zstd frames of [`DTM_BLOCK`] halves ([`Codec::ZstdHalves`])
-/// of `value_bytes` bytes each, and writes its frames to `out` a batch at a time, so that the
-/// compressed section is never whole in memory.
+/// Compresses the DTM section of `sides` (both, or the one a one-side table keeps), zstd
+/// frames of [`DTM_BLOCK`] halves ([`Codec::ZstdHalves`]) of `value_bytes` bytes each, and
+/// writes its frames to `out` a batch at a time, so that the compressed section is never
+/// whole in memory.
 pub(super) fn write_dtm(
     values: &impl ValueSource,
     value_bytes: u8,
+    sides: &[usize],
     out: &mut impl Write,
 ) -> std::io::Result<DtmWritten> {
     use rayon::prelude::*;
     let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
-    let slots_of = |k: usize| {
-        let start = (k as u64 % per_side) * DTM_BLOCK as u64;
-        start..(start + DTM_BLOCK as u64).min(values.slots())
-    };
     // Each block's raw bytes are made when it is compressed, never all at once.
     let raw = |k: usize| {
-        let side = (k as u64 / per_side) as usize;
-        halves_block(values, side, slots_of(k), value_bytes)
+        let side = sides[(k as u64 / per_side) as usize];
+        let start = (k as u64 % per_side) * DTM_BLOCK as u64;
+        let block = start..(start + DTM_BLOCK as u64).min(values.slots());
+        halves_block(values, side, block, value_bytes)
     };
-    let blocks = 2 * per_side as usize;
+    let blocks = sides.len() * per_side as usize;
     let dictionary = train_dictionary(blocks, raw).unwrap_or_default();
     let mut offsets = vec![0u64];
     let mut checksum = xxhash_rust::xxh3::Xxh3::new();
-    let mut sides = [(); 2].map(|()| xxhash_rust::xxh3::Xxh3::new());
     for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
         let frames: Vec<Vec<u8>> = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
             .into_par_iter()
@@ -324,7 +323,6 @@ pub(super) fn write_dtm(
         for frame in frames {
             out.write_all(&frame)?;
             checksum.update(&frame);
-            sides[usize::from(offsets.len() > per_side as usize)].update(&frame);
             offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
         }
     }
@@ -343,7 +341,6 @@ pub(super) fn write_dtm(
             block_splits: vec![],
             chunk_sums: vec![],
         },
-        side_checksums: sides.map(|h| h.digest()),
         bytes: 0..end,
     })
 }
@@ -427,17 +424,13 @@ pub fn write_table_with(
 ) -> Result<u64, TableError> {
     let slots = values.slots();
     // DTM first, as it reads the values; the WDL codes then take the values' place.
-    let mut dtm = match distances {
-        Distances::None => None,
-        _ => Some(dtm_section(path, &values)?),
+    let value_bytes = dtm_value_bytes(&values);
+    let dtm_side = (distances == Distances::OneSide).then(|| smaller_side(&values, value_bytes));
+    let dtm = match (distances, dtm_side) {
+        (Distances::None, _) => None,
+        (_, Some(side)) => Some(dtm_section(path, &values, value_bytes, &[side])?),
+        (_, None) => Some(dtm_section(path, &values, value_bytes, &[0, 1])?),
     };
-    let dtm_side = match &dtm {
-        Some((written, _)) if distances == Distances::OneSide => Some(written.smaller_side(slots)),
-        _ => None,
-    };
-    if let Some(side) = dtm_side {
-        dtm = dtm.map(|(written, spill)| (written.one_side(slots, side), spill));
-    }
     let rule_codes =
         [0, 1].map(|side| dtm.is_none() || dtm_side.is_some_and(|stored| stored != side));
     let codes = values.into_wdl_codes(rule_codes);
@@ -468,12 +461,8 @@ pub fn write_table_with(
     written
 }
 
-/// The DTM section of `values` (offsets from its own start), compressed into a temporary
-/// file beside `path`, and that file.
-fn dtm_section(
-    path: &Path,
-    values: &impl ValueSource,
-) -> Result<(DtmWritten, PathBuf), TableError> {
+/// Bytes a DTM half of `values` takes: 1 unless a distance's half reaches the rules' marks.
+fn dtm_value_bytes(values: &impl ValueSource) -> u8 {
     use rayon::prelude::*;
     let slots = values.slots();
     let longest = (0..2 * slots)
@@ -482,16 +471,25 @@ fn dtm_section(
         .filter(|&v| v <= MAX_DISTANCE)
         .max()
         .unwrap_or(0);
-    // Halves below the rules' marks fit a byte.
-    let dtm_bytes = if longest.div_ceil(2) <= largest_distance_half(1) {
+    if longest.div_ceil(2) <= largest_distance_half(1) {
         1
     } else {
         2
-    };
+    }
+}
+
+/// The DTM section of `values` for `sides` (offsets from its own start), halves of
+/// `value_bytes` bytes, compressed into a temporary file beside `path`, and that file.
+fn dtm_section(
+    path: &Path,
+    values: &impl ValueSource,
+    value_bytes: u8,
+    sides: &[usize],
+) -> Result<(DtmWritten, PathBuf), TableError> {
     let spill = temporary_path(path, "dtm");
     let spilled = || -> std::io::Result<DtmWritten> {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
-        let written = write_dtm(values, dtm_bytes, &mut f)?;
+        let written = write_dtm(values, value_bytes, sides, &mut f)?;
         f.into_inner().map_err(|e| e.into_error())?;
         Ok(written)
     };
@@ -603,4 +601,49 @@ pub fn repack(path: &Path) -> Result<Repacked, TableError> {
         after,
         path: target,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Wins and losses of scattered lengths (a cheap generator, so the test needs no
+    /// crate): blocks of them compress far worse than blocks of one value.
+    fn scattered(slots: usize) -> Vec<u16> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        (0..slots)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 120) as u16 + 1
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_side_kept_is_the_one_that_compresses_smaller() {
+        // More blocks than the sample, so that the sample is a sample.
+        let slots = (2 * SIDE_SAMPLE_BLOCKS as usize + 7) * DTM_BLOCK as usize;
+        let even = vec![7u16; slots];
+        assert_eq!(smaller_side(&[even.clone(), scattered(slots)], 1), 0);
+        assert_eq!(smaller_side(&[scattered(slots), even], 1), 1);
+    }
+
+    #[test]
+    fn one_side_written_holds_that_sides_blocks_alone() {
+        let slots = 5 * DTM_BLOCK as usize + 3;
+        let values = [scattered(slots), vec![7u16; slots]];
+        let mut both = Vec::new();
+        let mut black = Vec::new();
+        let w2 = write_dtm(&values, 1, &[0, 1], &mut both).unwrap();
+        let w1 = write_dtm(&values, 1, &[1], &mut black).unwrap();
+        let per_side = slots.div_ceil(DTM_BLOCK as usize);
+        assert_eq!(w2.section.offsets.len(), 2 * per_side + 1);
+        assert_eq!(w1.section.offsets.len(), per_side + 1);
+        // No dictionary at this size: black's frames are the second half of both sides'.
+        let black_start = w2.section.offsets[per_side] as usize;
+        assert_eq!(black[..], both[black_start..]);
+        assert_eq!(w1.bytes, 0..black.len() as u64);
+    }
 }
