@@ -592,7 +592,11 @@ impl Solver<'_> {
     }
 
     fn note_assigned(&self, v: u16) {
-        self.max_assigned.fetch_max(v, Relaxed);
+        // Read first: a shared atomic written by every thread for every win would bounce
+        // between the cores.
+        if v > self.max_assigned.load(Relaxed) {
+            self.max_assigned.fetch_max(v, Relaxed);
+        }
     }
 
     /// Processes slot `i` (side `turn`), whose final value is `n`: if it loses, its
@@ -895,17 +899,22 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         for turn in Color::ALL {
             let side = turn.index();
             let visit = |i: u64, preds: &mut Vec<u64>| {
-                decided.fetch_add(1, Relaxed);
                 solver.propagate(i, turn, n, &candidates, preds);
             };
+            // Counted a chunk at a time: one shared counter per position would bounce
+            // between the cores.
             if n <= cells::MAX_INLINE as u16 {
                 par_chunks(size).for_each_init(Vec::new, |preds, range| {
-                    solver
-                        .cells
-                        .for_each_equal(side, range, n as u8, |i| visit(i, preds));
+                    let mut count = 0;
+                    solver.cells.for_each_equal(side, range, n as u8, |i| {
+                        count += 1;
+                        visit(i, preds);
+                    });
+                    decided.fetch_add(count, Relaxed);
                 });
             } else {
                 let at_n = solver.cells.big_at(side, n);
+                decided.fetch_add(at_n.len() as u64, Relaxed);
                 at_n.par_iter()
                     .for_each_init(Vec::new, |preds, &i| visit(i, preds));
             }
