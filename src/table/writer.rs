@@ -174,10 +174,10 @@ pub(super) fn compress(c: &mut zstd::bulk::Compressor, bytes: &[u8]) -> Vec<u8> 
     frame
 }
 
-/// Sections with fewer blocks are compressed without a dictionary: on the 4-men sets
-/// (at most about 200 blocks a section) dictionaries saved 0.8% of the bytes and cost 8% of the
-/// generation time.
-pub(super) const DICTIONARY_MIN_BLOCKS: usize = 256;
+/// Sections with fewer blocks a side to move are compressed without a dictionary: on the
+/// 4-men sets (at most about 100 blocks a side) dictionaries saved 0.8% of the bytes and cost
+/// 8% of the generation time.
+pub(super) const DICTIONARY_MIN_BLOCKS: usize = 128;
 /// Blocks a dictionary is trained on, at most (evenly spaced over the section).
 pub(super) const DICTIONARY_TRAINING_BLOCKS: usize = 32;
 /// Blocks compressed with and without the dictionary to judge it.
@@ -190,15 +190,16 @@ pub(super) fn spread(len: usize, n: usize) -> impl Iterator<Item = usize> {
     (0..len).step_by(len.div_ceil(n).max(1))
 }
 
-/// A dictionary trained on `blocks` blocks (`raw(k)` gives block k's bytes), if it makes a
-/// trial sample of them smaller, counting the dictionary's own size against it (the
-/// sample's saving scaled to the whole section).
+/// A dictionary trained on `blocks` blocks of `sides` sides to move (`raw(k)` gives block
+/// k's bytes), if it makes a trial sample of them smaller, counting the dictionary's own
+/// size against it (the sample's saving scaled to the whole section).
 pub(super) fn train_dictionary(
     blocks: usize,
+    sides: usize,
     raw: impl Fn(usize) -> Vec<u8> + Sync,
 ) -> Option<Vec<u8>> {
     use rayon::prelude::*;
-    if blocks < DICTIONARY_MIN_BLOCKS {
+    if blocks < DICTIONARY_MIN_BLOCKS * sides {
         return None;
     }
     let samples: Vec<Vec<u8>> = spread(blocks, DICTIONARY_TRAINING_BLOCKS)
@@ -267,52 +268,65 @@ pub(super) struct DtmWritten {
 /// stores ([`smaller_side`]).
 const SIDE_SAMPLE_BLOCKS: u64 = 512;
 
-/// The side to move (0 red, 1 black) whose DTM blocks compress smaller, judged on at most
-/// [`SIDE_SAMPLE_BLOCKS`] blocks of each spread evenly over it (every block of a smaller
-/// table), without a dictionary: so that only the kept side is compressed whole. (Stop 41:
-/// compressing both sides whole and keeping one was about half of the write phase.)
-fn smaller_side(values: &impl ValueSource, value_bytes: u8) -> usize {
-    use rayon::prelude::*;
-    let slots = values.slots();
-    let per_side = slots.div_ceil(DTM_BLOCK as u64);
-    let step = per_side.div_ceil(SIDE_SAMPLE_BLOCKS).max(1);
-    let bytes = [0, 1].map(|side| {
-        (0..per_side.div_ceil(step))
-            .into_par_iter()
-            .map_init(
-                || compressor(&[]),
-                |c, k| {
-                    let start = k * step * DTM_BLOCK as u64;
-                    let block = start..(start + DTM_BLOCK as u64).min(slots);
-                    compress(c, &halves_block(values, side, block, value_bytes)).len()
-                },
-            )
-            .sum::<usize>()
-    });
-    usize::from(bytes[1] < bytes[0])
+/// DTM block `k` of `sides` (the blocks of each side to move in turn): its raw bytes, made
+/// when the block is compressed, never all at once.
+fn dtm_block(values: &impl ValueSource, value_bytes: u8, sides: &[usize], k: u64) -> Vec<u8> {
+    let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
+    let start = (k % per_side) * DTM_BLOCK as u64;
+    let block = start..(start + DTM_BLOCK as u64).min(values.slots());
+    halves_block(values, sides[(k / per_side) as usize], block, value_bytes)
 }
 
-/// Compresses the DTM section of `sides` (both, or the one a one-side table keeps), zstd
-/// frames of [`DTM_BLOCK`] halves ([`Codec::ZstdHalves`]) of `value_bytes` bytes each, and
-/// writes its frames to `out` a batch at a time, so that the compressed section is never
-/// whole in memory.
+/// The dictionary the DTM blocks of `sides` are compressed with (empty: none).
+fn dtm_dictionary(values: &impl ValueSource, value_bytes: u8, sides: &[usize]) -> Vec<u8> {
+    let blocks = sides.len() as u64 * values.slots().div_ceil(DTM_BLOCK as u64);
+    train_dictionary(blocks as usize, sides.len(), |k| {
+        dtm_block(values, value_bytes, sides, k as u64)
+    })
+    .unwrap_or_default()
+}
+
+/// The side to move (0 red, 1 black) whose DTM blocks compress smaller, and its dictionary:
+/// each side's blocks are compressed as [`write_dtm`] would (with the dictionary trained on
+/// that side, counted too), all of them in a table of at most [`SIDE_SAMPLE_BLOCKS`] a side,
+/// else that many spread evenly over it. Only the kept side is then compressed whole (until
+/// stop 41 both were, and one dropped: about a third of the write phase).
+fn smaller_side(values: &impl ValueSource, value_bytes: u8) -> (usize, Vec<u8>) {
+    use rayon::prelude::*;
+    let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
+    let step = per_side.div_ceil(SIDE_SAMPLE_BLOCKS).max(1);
+    let [red, black] = [0, 1].map(|side| {
+        let dictionary = dtm_dictionary(values, value_bytes, &[side]);
+        let sample: usize = (0..per_side.div_ceil(step))
+            .into_par_iter()
+            .map_init(
+                || compressor(&dictionary),
+                |c, k| compress(c, &dtm_block(values, value_bytes, &[side], k * step)).len(),
+            )
+            .sum();
+        (sample + dictionary.len(), dictionary)
+    });
+    if black.0 < red.0 {
+        (1, black.1)
+    } else {
+        (0, red.1)
+    }
+}
+
+/// Compresses the DTM section of `sides` (both, or the one a one-side table keeps) with
+/// `dictionary` ([`dtm_dictionary`]; empty: none), zstd frames of [`DTM_BLOCK`] halves
+/// ([`Codec::ZstdHalves`]) of `value_bytes` bytes each, and writes its frames to `out` a
+/// batch at a time, so that the compressed section is never whole in memory.
 pub(super) fn write_dtm(
     values: &impl ValueSource,
     value_bytes: u8,
     sides: &[usize],
+    dictionary: Vec<u8>,
     out: &mut impl Write,
 ) -> std::io::Result<DtmWritten> {
     use rayon::prelude::*;
-    let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
-    // Each block's raw bytes are made when it is compressed, never all at once.
-    let raw = |k: usize| {
-        let side = sides[(k as u64 / per_side) as usize];
-        let start = (k as u64 % per_side) * DTM_BLOCK as u64;
-        let block = start..(start + DTM_BLOCK as u64).min(values.slots());
-        halves_block(values, side, block, value_bytes)
-    };
-    let blocks = sides.len() * per_side as usize;
-    let dictionary = train_dictionary(blocks, raw).unwrap_or_default();
+    let blocks = sides.len() * values.slots().div_ceil(DTM_BLOCK as u64) as usize;
+    let raw = |k: usize| dtm_block(values, value_bytes, sides, k as u64);
     let mut offsets = vec![0u64];
     let mut checksum = xxhash_rust::xxh3::Xxh3::new();
     for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
@@ -425,11 +439,18 @@ pub fn write_table_with(
     let slots = values.slots();
     // DTM first, as it reads the values; the WDL codes then take the values' place.
     let value_bytes = dtm_value_bytes(&values);
-    let dtm_side = (distances == Distances::OneSide).then(|| smaller_side(&values, value_bytes));
-    let dtm = match (distances, dtm_side) {
-        (Distances::None, _) => None,
-        (_, Some(side)) => Some(dtm_section(path, &values, value_bytes, &[side])?),
-        (_, None) => Some(dtm_section(path, &values, value_bytes, &[0, 1])?),
+    let (dtm, dtm_side) = match distances {
+        Distances::None => (None, None),
+        Distances::OneSide => {
+            let (side, dictionary) = smaller_side(&values, value_bytes);
+            let section = dtm_section(path, &values, value_bytes, &[side], dictionary)?;
+            (Some(section), Some(side))
+        }
+        Distances::BothSides => {
+            let dictionary = dtm_dictionary(&values, value_bytes, &[0, 1]);
+            let section = dtm_section(path, &values, value_bytes, &[0, 1], dictionary)?;
+            (Some(section), None)
+        }
     };
     let rule_codes =
         [0, 1].map(|side| dtm.is_none() || dtm_side.is_some_and(|stored| stored != side));
@@ -479,17 +500,19 @@ fn dtm_value_bytes(values: &impl ValueSource) -> u8 {
 }
 
 /// The DTM section of `values` for `sides` (offsets from its own start), halves of
-/// `value_bytes` bytes, compressed into a temporary file beside `path`, and that file.
+/// `value_bytes` bytes, compressed with `dictionary` into a temporary file beside `path`, and
+/// that file.
 fn dtm_section(
     path: &Path,
     values: &impl ValueSource,
     value_bytes: u8,
     sides: &[usize],
+    dictionary: Vec<u8>,
 ) -> Result<(DtmWritten, PathBuf), TableError> {
     let spill = temporary_path(path, "dtm");
     let spilled = || -> std::io::Result<DtmWritten> {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
-        let written = write_dtm(values, value_bytes, sides, &mut f)?;
+        let written = write_dtm(values, value_bytes, sides, dictionary, &mut f)?;
         f.into_inner().map_err(|e| e.into_error())?;
         Ok(written)
     };
@@ -626,8 +649,8 @@ mod tests {
         // More blocks than the sample, so that the sample is a sample.
         let slots = (2 * SIDE_SAMPLE_BLOCKS as usize + 7) * DTM_BLOCK as usize;
         let even = vec![7u16; slots];
-        assert_eq!(smaller_side(&[even.clone(), scattered(slots)], 1), 0);
-        assert_eq!(smaller_side(&[scattered(slots), even], 1), 1);
+        assert_eq!(smaller_side(&[even.clone(), scattered(slots)], 1).0, 0);
+        assert_eq!(smaller_side(&[scattered(slots), even], 1).0, 1);
     }
 
     #[test]
@@ -636,12 +659,12 @@ mod tests {
         let values = [scattered(slots), vec![7u16; slots]];
         let mut both = Vec::new();
         let mut black = Vec::new();
-        let w2 = write_dtm(&values, 1, &[0, 1], &mut both).unwrap();
-        let w1 = write_dtm(&values, 1, &[1], &mut black).unwrap();
+        let w2 = write_dtm(&values, 1, &[0, 1], vec![], &mut both).unwrap();
+        let w1 = write_dtm(&values, 1, &[1], vec![], &mut black).unwrap();
         let per_side = slots.div_ceil(DTM_BLOCK as usize);
         assert_eq!(w2.section.offsets.len(), 2 * per_side + 1);
         assert_eq!(w1.section.offsets.len(), per_side + 1);
-        // No dictionary at this size: black's frames are the second half of both sides'.
+        // Without a dictionary, black's frames are the second half of both sides'.
         let black_start = w2.section.offsets[per_side] as usize;
         assert_eq!(black[..], both[black_start..]);
         assert_eq!(w1.bytes, 0..black.len() as u64);
