@@ -256,14 +256,6 @@ pub(super) fn halves_block(
 /// Blocks of the DTM section compressed together before they are written out.
 pub(super) const DTM_BATCH_BLOCKS: usize = 1024;
 
-/// A DTM section as [`write_dtm`] writes it.
-pub(super) struct DtmWritten {
-    /// The section, its offsets counted from the start of what was written.
-    pub section: Section,
-    /// The bytes of what was written that the section holds.
-    pub bytes: std::ops::Range<u64>,
-}
-
 /// Blocks per side to move compressed to choose the side whose distances a one-side table
 /// stores ([`smaller_side`]).
 const SIDE_SAMPLE_BLOCKS: u64 = 512;
@@ -316,14 +308,15 @@ fn smaller_side(values: &impl ValueSource, value_bytes: u8) -> (usize, Vec<u8>) 
 /// Compresses the DTM section of `sides` (both, or the one a one-side table keeps) with
 /// `dictionary` ([`dtm_dictionary`]; empty: none), zstd frames of [`DTM_BLOCK`] halves
 /// ([`Codec::ZstdHalves`]) of `value_bytes` bytes each, and writes its frames to `out` a
-/// batch at a time, so that the compressed section is never whole in memory.
+/// batch at a time, so that the compressed section is never whole in memory. The section's
+/// offsets count from the start of what was written, which it holds whole.
 pub(super) fn write_dtm(
     values: &impl ValueSource,
     value_bytes: u8,
     sides: &[usize],
     dictionary: Vec<u8>,
     out: &mut impl Write,
-) -> std::io::Result<DtmWritten> {
+) -> std::io::Result<Section> {
     use rayon::prelude::*;
     let blocks = sides.len() * values.slots().div_ceil(DTM_BLOCK as u64) as usize;
     let raw = |k: usize| dtm_block(values, value_bytes, sides, k as u64);
@@ -340,22 +333,18 @@ pub(super) fn write_dtm(
             offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
         }
     }
-    let end = offsets.last().copied().unwrap_or(0);
-    Ok(DtmWritten {
-        section: Section {
-            block_values: DTM_BLOCK,
-            value_bytes,
-            offsets,
-            checksum: checksum.digest(),
-            dictionary,
-            codec: Codec::ZstdHalves,
-            codes: vec![],
-            block_counts: vec![],
-            block_sizes: vec![],
-            block_splits: vec![],
-            chunk_sums: vec![],
-        },
-        bytes: 0..end,
+    Ok(Section {
+        block_values: DTM_BLOCK,
+        value_bytes,
+        offsets,
+        checksum: checksum.digest(),
+        dictionary,
+        codec: Codec::ZstdHalves,
+        codes: vec![],
+        block_counts: vec![],
+        block_sizes: vec![],
+        block_splits: vec![],
+        chunk_sums: vec![],
     })
 }
 
@@ -438,15 +427,16 @@ pub fn write_table_with(
 ) -> Result<u64, TableError> {
     let slots = values.slots();
     // DTM first, as it reads the values; the WDL codes then take the values' place.
-    let value_bytes = dtm_value_bytes(&values);
     let (dtm, dtm_side) = match distances {
         Distances::None => (None, None),
         Distances::OneSide => {
+            let value_bytes = dtm_value_bytes(&values);
             let (side, dictionary) = smaller_side(&values, value_bytes);
             let section = dtm_section(path, &values, value_bytes, &[side], dictionary)?;
             (Some(section), Some(side))
         }
         Distances::BothSides => {
+            let value_bytes = dtm_value_bytes(&values);
             let dictionary = dtm_dictionary(&values, value_bytes, &[0, 1]);
             let section = dtm_section(path, &values, value_bytes, &[0, 1], dictionary)?;
             (Some(section), None)
@@ -465,16 +455,19 @@ pub fn write_table_with(
         index_version: INDEX_VERSION,
         slots,
         wdl,
-        dtm: dtm.as_ref().map(|(written, _)| Section {
-            offsets: written.section.offsets.iter().map(|o| o + at).collect(),
-            ..written.section.clone()
+        dtm: dtm.as_ref().map(|(section, _)| Section {
+            offsets: section.offsets.iter().map(|o| o + at).collect(),
+            ..section.clone()
         }),
         dtm_side: dtm_side.map(|side| side as u8),
         stats,
     };
-    let spill = dtm
-        .as_ref()
-        .map(|(written, spill)| (spill.as_path(), written.bytes.clone()));
+    let spill = dtm.as_ref().map(|(section, spill)| {
+        (
+            spill.as_path(),
+            0..section.offsets.last().copied().unwrap_or(0),
+        )
+    });
     let written = write_file(path, &header, &payload, spill.clone());
     if let Some((spill, _)) = spill {
         let _ = fs::remove_file(spill);
@@ -508,9 +501,9 @@ fn dtm_section(
     value_bytes: u8,
     sides: &[usize],
     dictionary: Vec<u8>,
-) -> Result<(DtmWritten, PathBuf), TableError> {
+) -> Result<(Section, PathBuf), TableError> {
     let spill = temporary_path(path, "dtm");
-    let spilled = || -> std::io::Result<DtmWritten> {
+    let spilled = || -> std::io::Result<Section> {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
         let written = write_dtm(values, value_bytes, sides, dictionary, &mut f)?;
         f.into_inner().map_err(|e| e.into_error())?;
@@ -662,11 +655,11 @@ mod tests {
         let w2 = write_dtm(&values, 1, &[0, 1], vec![], &mut both).unwrap();
         let w1 = write_dtm(&values, 1, &[1], vec![], &mut black).unwrap();
         let per_side = slots.div_ceil(DTM_BLOCK as usize);
-        assert_eq!(w2.section.offsets.len(), 2 * per_side + 1);
-        assert_eq!(w1.section.offsets.len(), per_side + 1);
+        assert_eq!(w2.offsets.len(), 2 * per_side + 1);
+        assert_eq!(w1.offsets.len(), per_side + 1);
         // Without a dictionary, black's frames are the second half of both sides'.
-        let black_start = w2.section.offsets[per_side] as usize;
+        let black_start = w2.offsets[per_side] as usize;
         assert_eq!(black[..], both[black_start..]);
-        assert_eq!(w1.bytes, 0..black.len() as u64);
+        assert_eq!(w1.offsets.last(), Some(&(black.len() as u64)));
     }
 }
