@@ -278,59 +278,86 @@ fn dtm_dictionary(values: &impl ValueSource, value_bytes: u8, sides: &[usize]) -
     .unwrap_or_default()
 }
 
-/// The side to move (0 red, 1 black) whose DTM blocks compress smaller, and its dictionary:
+/// What the DTM section holds and how its frames are made: the sides to move whose blocks
+/// it holds (both, or the one a one-side table keeps), the dictionary they are compressed
+/// with (empty: none), and their frames if they are compressed already.
+pub(super) struct DtmPlan {
+    pub(super) sides: Vec<usize>,
+    pub(super) dictionary: Vec<u8>,
+    /// Every frame of the section, in order, when [`smaller_side`] compressed them all.
+    pub(super) frames: Option<Vec<Vec<u8>>>,
+}
+
+/// The side to move (0 red, 1 black) whose DTM blocks compress smaller, with its dictionary:
 /// each side's blocks are compressed as [`write_dtm`] would (with the dictionary trained on
 /// that side, counted too), all of them in a table of at most [`SIDE_SAMPLE_BLOCKS`] a side,
 /// else that many spread evenly over it. Only the kept side is then compressed whole (until
-/// stop 41 both were, and one dropped: about a third of the write phase).
-fn smaller_side(values: &impl ValueSource, value_bytes: u8) -> (usize, Vec<u8>) {
+/// stop 41 both were, and one dropped: about a third of the write phase); where its every
+/// block was compressed to judge it, those frames are written as they are.
+fn smaller_side(values: &impl ValueSource, value_bytes: u8) -> DtmPlan {
     use rayon::prelude::*;
     let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
     let step = per_side.div_ceil(SIDE_SAMPLE_BLOCKS).max(1);
     let [red, black] = [0, 1].map(|side| {
         let dictionary = dtm_dictionary(values, value_bytes, &[side]);
-        let sample: usize = (0..per_side.div_ceil(step))
+        let frames: Vec<Vec<u8>> = (0..per_side.div_ceil(step))
             .into_par_iter()
             .map_init(
                 || compressor(&dictionary),
-                |c, k| compress(c, &dtm_block(values, value_bytes, &[side], k * step)).len(),
+                |c, k| compress(c, &dtm_block(values, value_bytes, &[side], k * step)),
             )
-            .sum();
-        (sample + dictionary.len(), dictionary)
+            .collect();
+        let bytes: usize = frames.iter().map(Vec::len).sum::<usize>() + dictionary.len();
+        let plan = DtmPlan {
+            sides: vec![side],
+            dictionary,
+            frames: (step == 1).then_some(frames),
+        };
+        (bytes, plan)
     });
-    if black.0 < red.0 {
-        (1, black.1)
-    } else {
-        (0, red.1)
-    }
+    if black.0 < red.0 { black.1 } else { red.1 }
 }
 
-/// Compresses the DTM section of `sides` (both, or the one a one-side table keeps) with
-/// `dictionary` ([`dtm_dictionary`]; empty: none), zstd frames of [`DTM_BLOCK`] halves
-/// ([`Codec::ZstdHalves`]) of `value_bytes` bytes each, and writes its frames to `out` a
-/// batch at a time, so that the compressed section is never whole in memory. The section's
-/// offsets count from the start of what was written, which it holds whole.
+/// Writes the DTM section `plan` describes to `out`: zstd frames of [`DTM_BLOCK`] halves
+/// ([`Codec::ZstdHalves`]) of `value_bytes` bytes each, compressed with the plan's
+/// dictionary ([`dtm_dictionary`]) a batch at a time, so that the compressed section is never
+/// whole in memory (or the plan's frames as they are). The section's offsets count from the
+/// start of what was written, which it holds whole.
 pub(super) fn write_dtm(
     values: &impl ValueSource,
     value_bytes: u8,
-    sides: &[usize],
-    dictionary: Vec<u8>,
+    plan: DtmPlan,
     out: &mut impl Write,
 ) -> std::io::Result<Section> {
     use rayon::prelude::*;
+    let DtmPlan {
+        sides,
+        dictionary,
+        frames: ready,
+    } = plan;
     let blocks = sides.len() * values.slots().div_ceil(DTM_BLOCK as u64) as usize;
-    let raw = |k: usize| dtm_block(values, value_bytes, sides, k as u64);
+    let raw = |k: usize| dtm_block(values, value_bytes, &sides, k as u64);
     let mut offsets = vec![0u64];
     let mut checksum = xxhash_rust::xxh3::Xxh3::new();
-    for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
-        let frames: Vec<Vec<u8>> = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
-            .into_par_iter()
-            .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
-            .collect();
-        for frame in frames {
-            out.write_all(&frame)?;
-            checksum.update(&frame);
-            offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
+    let mut append = |frame: &[u8]| -> std::io::Result<()> {
+        out.write_all(frame)?;
+        checksum.update(frame);
+        offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
+        Ok(())
+    };
+    match ready {
+        Some(frames) => {
+            debug_assert_eq!(frames.len(), blocks, "a frame for every block");
+            frames.iter().try_for_each(|frame| append(frame))?;
+        }
+        None => {
+            for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
+                let frames: Vec<Vec<u8>> = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
+                    .into_par_iter()
+                    .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
+                    .collect();
+                frames.iter().try_for_each(|frame| append(frame))?;
+            }
         }
     }
     Ok(Section {
@@ -431,14 +458,20 @@ pub fn write_table_with(
         Distances::None => (None, None),
         Distances::OneSide => {
             let value_bytes = dtm_value_bytes(&values);
-            let (side, dictionary) = smaller_side(&values, value_bytes);
-            let section = dtm_section(path, &values, value_bytes, &[side], dictionary)?;
+            let plan = smaller_side(&values, value_bytes);
+            let side = plan.sides[0];
+            let section = dtm_section(path, &values, value_bytes, plan)?;
             (Some(section), Some(side))
         }
         Distances::BothSides => {
             let value_bytes = dtm_value_bytes(&values);
             let dictionary = dtm_dictionary(&values, value_bytes, &[0, 1]);
-            let section = dtm_section(path, &values, value_bytes, &[0, 1], dictionary)?;
+            let plan = DtmPlan {
+                sides: vec![0, 1],
+                dictionary,
+                frames: None,
+            };
+            let section = dtm_section(path, &values, value_bytes, plan)?;
             (Some(section), None)
         }
     };
@@ -492,20 +525,18 @@ fn dtm_value_bytes(values: &impl ValueSource) -> u8 {
     }
 }
 
-/// The DTM section of `values` for `sides` (offsets from its own start), halves of
-/// `value_bytes` bytes, compressed with `dictionary` into a temporary file beside `path`, and
-/// that file.
+/// The DTM section of `values` as `plan` says (offsets from its own start), halves of
+/// `value_bytes` bytes, written into a temporary file beside `path`, and that file.
 fn dtm_section(
     path: &Path,
     values: &impl ValueSource,
     value_bytes: u8,
-    sides: &[usize],
-    dictionary: Vec<u8>,
+    plan: DtmPlan,
 ) -> Result<(Section, PathBuf), TableError> {
     let spill = temporary_path(path, "dtm");
     let spilled = || -> std::io::Result<Section> {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&spill)?);
-        let written = write_dtm(values, value_bytes, sides, dictionary, &mut f)?;
+        let written = write_dtm(values, value_bytes, plan, &mut f)?;
         f.into_inner().map_err(|e| e.into_error())?;
         Ok(written)
     };
@@ -642,8 +673,43 @@ mod tests {
         // More blocks than the sample, so that the sample is a sample.
         let slots = (2 * SIDE_SAMPLE_BLOCKS as usize + 7) * DTM_BLOCK as usize;
         let even = vec![7u16; slots];
-        assert_eq!(smaller_side(&[even.clone(), scattered(slots)], 1).0, 0);
-        assert_eq!(smaller_side(&[scattered(slots), even], 1).0, 1);
+        let red = smaller_side(&[even.clone(), scattered(slots)], 1);
+        assert_eq!(red.sides, [0]);
+        assert!(
+            red.frames.is_none(),
+            "a sample's frames are not the section's"
+        );
+        assert_eq!(smaller_side(&[scattered(slots), even], 1).sides, [1]);
+    }
+
+    #[test]
+    fn frames_judged_whole_are_written_as_compressing_them_again_would() {
+        // Fewer blocks than the sample, and enough for a dictionary.
+        let slots = (DICTIONARY_MIN_BLOCKS + 9) * DTM_BLOCK as usize + 5;
+        // Black's blocks repeat one stretch of distances: what a dictionary catches.
+        let motif = scattered(700);
+        let black: Vec<u16> = (0..slots).map(|i| motif[i % 700]).collect();
+        let values = [scattered(slots), black];
+        let plan = smaller_side(&values, 1);
+        assert_eq!(plan.sides, [1]);
+        assert!(
+            !plan.dictionary.is_empty(),
+            "a dictionary, to be written with too"
+        );
+        let again = DtmPlan {
+            sides: plan.sides.clone(),
+            dictionary: plan.dictionary.clone(),
+            frames: None,
+        };
+        assert!(
+            plan.frames.is_some(),
+            "every block was compressed to judge the side"
+        );
+        let (mut judged, mut compressed) = (Vec::new(), Vec::new());
+        let a = write_dtm(&values, 1, plan, &mut judged).unwrap();
+        let b = write_dtm(&values, 1, again, &mut compressed).unwrap();
+        assert_eq!(judged, compressed);
+        assert_eq!((a.offsets, a.checksum), (b.offsets, b.checksum));
     }
 
     #[test]
@@ -652,8 +718,13 @@ mod tests {
         let values = [scattered(slots), vec![7u16; slots]];
         let mut both = Vec::new();
         let mut black = Vec::new();
-        let w2 = write_dtm(&values, 1, &[0, 1], vec![], &mut both).unwrap();
-        let w1 = write_dtm(&values, 1, &[1], vec![], &mut black).unwrap();
+        let plan = |sides: Vec<usize>| DtmPlan {
+            sides,
+            dictionary: vec![],
+            frames: None,
+        };
+        let w2 = write_dtm(&values, 1, plan(vec![0, 1]), &mut both).unwrap();
+        let w1 = write_dtm(&values, 1, plan(vec![1]), &mut black).unwrap();
         let per_side = slots.div_ceil(DTM_BLOCK as usize);
         assert_eq!(w2.offsets.len(), 2 * per_side + 1);
         assert_eq!(w1.offsets.len(), per_side + 1);
