@@ -314,6 +314,9 @@ pub struct MaterialIndex {
     layout: Vec<Piece>,
     /// First entry of the layout for each colour and kind (`usize::MAX` if none).
     starts: [usize; 14],
+    /// Entries of the generals, advisors and elephants ([`MaterialIndex::defender_entries`]),
+    /// kept: every move's slot asks for it.
+    defender_entries: usize,
 }
 
 /// Most men a material set can have.
@@ -460,6 +463,7 @@ impl MaterialIndex {
         }
         MaterialIndex {
             starts,
+            defender_entries: defenders[0].len() + defenders[1].len(),
             layout,
             material,
             defenders,
@@ -585,8 +589,9 @@ impl MaterialIndex {
 
     /// Entries of a square list that belong to the generals, advisors and elephants (they
     /// come first); a move of any later entry keeps the [`DefenderPair`].
+    #[inline]
     pub fn defender_entries(&self) -> usize {
-        self.defenders[0].len() + self.defenders[1].len()
+        self.defender_entries
     }
 
     /// The placements of both sides' generals, advisors and elephants in a square list, or
