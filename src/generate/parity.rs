@@ -222,10 +222,17 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) -> bool {
         }
     };
     let walk = [Bits::new(n), Bits::new(n), Bits::new(n)];
+    // The first step: the nodes of `won`, and those that join whatever else joins (the
+    // opponent's without an idle escape, p's exits). A p-to-move node with a move into
+    // `won` is found among their predecessors, without generating every p node's moves.
+    let first = |v: u64| match game.p_to_move(v) {
+        true => game.exit(v),
+        false => joins(v),
+    };
     let complete = grow_back(
         n,
         &walk,
-        |v| !forced.get(v) && !lost.get(v) && joins(v),
+        |v| won.get(v) || !lost.get(v) && first(v),
         |u, preds| game.predecessors(u, preds),
         |w| !forced.get(w) && !lost.get(w),
         joins,
