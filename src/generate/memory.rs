@@ -93,6 +93,12 @@ impl PhaseMemory {
         let (rule_bitmaps, rule_graph) = if can_offend(m, rules) {
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
             let ranks = (own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0) as u64;
+            // The first side's pass builds the other side's flags beside its own.
+            let other_flags = match own <= perpetual::OTHER_FLAGS_MOST_SLOTS {
+                true => draws * perpetual::OTHER_FLAG_BITS_PER_DRAW / 8,
+                false => 0,
+            };
+            let ranks = ranks.saturating_add(other_flags);
             // The cells wait on disk through the whole pass: the draws' ranks and flags are
             // built from a bitmap of the wins beside them (a bit a slot-position), then the
             // fixpoint runs.
