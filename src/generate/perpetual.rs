@@ -100,6 +100,24 @@ struct DrawMoves {
 /// ranks instead of ranking and scanning the draws again.
 pub(crate) const OTHER_FLAG_BITS_PER_DRAW: u64 = 2;
 
+/// About how many draws' flags are found again per node the first side's rule decided, if
+/// the other side's draws are derived from the first's ([`Draws::without`]: each decided
+/// node's predecessors, then each of theirs scanned again): past it, the other side's draws
+/// are ranked and scanned anew.
+const REDO_COST: u64 = 16;
+
+/// True if the other side's draws are best derived from the first side's
+/// ([`Draws::without`]) where its rule decided `decided` draws and left `left`.
+fn derive_the_other_side(decided: u64, left: u64) -> bool {
+    #[cfg(test)]
+    match tests::DERIVE.load(std::sync::atomic::Ordering::Relaxed) {
+        tests::ALWAYS | tests::SYNTHETIC => return true,
+        tests::NEVER => return false,
+        _ => {}
+    }
+    decided.saturating_mul(REDO_COST) < left
+}
+
 /// Slots a side past which the other side's flags are not built with the first side's (2
 /// bits a draw: KRNKRAB's would raise its peak past 2 GiB).
 pub(crate) const OTHER_FLAGS_MOST_SLOTS: u64 = super::memory::MOST_SLOTS_ONE_SIDE_DTM;
@@ -154,13 +172,11 @@ impl<'a> Draws<'a> {
                     let Some(v) = ids.id(side, i) else {
                         continue;
                     };
-                    solver.index.decode_squares(i, sq);
-                    let pos = solver.index.position_of(sq, side);
-                    let in_check = pos.in_check();
+                    let (in_check, moves) =
+                        solver.draw_flags(p, other_flags, side, i, sq, outcome)?;
                     if in_check {
                         checked.set(v);
                     }
-                    let moves = solver.draw_moves(p, other_flags, &pos, in_check, sq, outcome)?;
                     if moves.exit {
                         exit.set(v);
                     }
@@ -203,6 +219,91 @@ impl<'a> Draws<'a> {
             other: None,
             ..self
         })
+    }
+
+    /// The draws left when the nodes of `decided` (p's wins by the rule) leave them, as the
+    /// opponent's game sees them, or `None` if its flags were not built with p's
+    /// ([`Draws::new`]). `outcomes` are the cells read back once p's results were marked.
+    /// Only a draw with a move into a decided node may have gained an exit or lost its
+    /// quiet moves: those draws' flags are found again, the others' carried over.
+    fn without(
+        self,
+        decided: &Bits,
+        solver: &Solver<'a>,
+        outcomes: [Outcomes; 2],
+    ) -> Result<Option<Self>, GenError> {
+        let Some([other_exit, other_free]) = &self.other else {
+            return Ok(None);
+        };
+        let redo = Bits::new(self.ids.count());
+        decided.for_each_one(Vec::new, |preds, v| {
+            DrawGame::predecessors(&self, v, preds);
+            for &w in preds.iter() {
+                if !decided.get(w) {
+                    redo.set(w);
+                }
+            }
+        });
+        let [red, black] = outcomes;
+        let ids = DrawIndex::from_words([red.draws, black.draws]);
+        let wins = [red.wins, black.wins].map(Bits::from_words);
+        let n = ids.count();
+        debug_assert_eq!(n + decided.count(), self.ids.count());
+        let [checked, exit, free, again] = std::array::from_fn(|_| Bits::new(n));
+        // Node ids keep their order: a draw's new id is its old one less the decided
+        // nodes before it.
+        let mut u = 0;
+        for v in 0..self.ids.count() {
+            if decided.get(v) {
+                continue;
+            }
+            if self.checked.get(v) {
+                checked.set(u);
+            }
+            if redo.get(v) {
+                again.set(u);
+            } else {
+                if other_exit.get(v) {
+                    exit.set(u);
+                }
+                if other_free.get(v) {
+                    free.set(u);
+                }
+            }
+            u += 1;
+        }
+        drop(redo);
+        let p = self.p.opponent();
+        let outcome = |side: Color, slot: u64| {
+            ids.id(side, slot)
+                .is_none()
+                .then(|| wins[side.index()].get(slot))
+        };
+        again.try_for_each_one(
+            || [0u8; MAX_MEN],
+            |sq, u| {
+                let (side, slot) = ids.slot_of(u);
+                let sq = &mut sq[..solver.index.layout().len()];
+                let (_, moves) = solver.draw_flags(p, false, side, slot, sq, outcome)?;
+                if moves.exit {
+                    exit.set(u);
+                }
+                if moves.exit || moves.quiet {
+                    free.set(u);
+                }
+                Ok::<(), GenError>(())
+            },
+        )?;
+        Ok(Some(Draws {
+            index: self.index,
+            p,
+            ids,
+            checked,
+            exit,
+            free,
+            other: None,
+            chases: self.chases,
+        }))
     }
 
     /// Calls `f` with node `v`'s position and its neighbours one piece-move away.
@@ -359,7 +460,12 @@ impl Solver<'_> {
         // its draws and flags. (Red goes first: where it wins by the rule, black's game is
         // played over the draws it leaves, often far fewer. Black first, KRNKR's rule pass
         // took 31.0 s against 27.6 s.)
-        let sides = self.sides_the_rule_can_favour(chases);
+        #[allow(unused_mut)]
+        let mut sides = self.sides_the_rule_can_favour(chases);
+        #[cfg(test)]
+        if tests::BLACK_FIRST.load(std::sync::atomic::Ordering::Relaxed) {
+            sides.reverse();
+        }
         let other_flags = sides.len() == 2 && self.index.size() <= OTHER_FLAGS_MOST_SLOTS;
         let mut reused: Option<Draws> = None;
         for (k, &p) in sides.iter().enumerate() {
@@ -368,19 +474,19 @@ impl Solver<'_> {
                 Some(draws) => draws,
                 None => {
                     self.spill_cells(spill)?;
-                    let outcomes = self.cells.read_spilled_outcomes(spill).map_err(|source| {
-                        GenError::Spill {
-                            path: spill.to_path_buf(),
-                            source,
-                        }
-                    })?;
+                    let outcomes = self.read_spilled_outcomes(spill)?;
                     Draws {
                         chases,
                         ..Draws::new(self, p, outcomes, other_flags && k == 0)?
                     }
                 }
             };
-            let [won, by_check, by_chase] = rule_wins(&draws);
+            #[allow(unused_mut)]
+            let [mut won, by_check, by_chase] = rule_wins(&draws);
+            #[cfg(test)]
+            if let Some(decided) = tests::synthetic_decided(&draws, k) {
+                won = decided;
+            }
             let rule_of = |v| {
                 won.get(v)
                     .then(|| match (by_check.get(v), by_chase.get(v)) {
@@ -390,18 +496,57 @@ impl Solver<'_> {
                     })
             };
             self.mark_rule_results(p, spill, &draws.ids, rule_of, &mut counts)?;
-            if won.count() == 0 && k + 1 < sides.len() {
-                reused = draws.for_other_side();
-                if reused.is_some() {
+            drop((by_check, by_chase));
+            if other_flags && k == 0 {
+                // The cells stay on disk for the other side's pass, with p's results.
+                let decided = won.count();
+                if decided == 0 {
+                    reused = draws.for_other_side();
                     continue;
                 }
-            } else {
-                drop(draws);
+                if derive_the_other_side(decided, draws.ids.count() - decided) {
+                    let outcomes = self.read_spilled_outcomes(spill)?;
+                    reused = draws.without(&won, self, outcomes)?;
+                    #[cfg(test)]
+                    if let Some(derived) = &reused {
+                        tests::check_derived(self, spill, derived)?;
+                    }
+                    continue;
+                }
             }
-            drop((won, by_check, by_chase));
+            drop((won, draws));
             self.restore_cells(spill)?;
         }
         Ok(counts)
+    }
+
+    /// Whether the draw at `slot` (`side` to move) is in check, and what its moves do for
+    /// p's game and, with `both`, for the opponent's ([`Solver::draw_moves`]); `sq` is
+    /// scratch for its square list.
+    fn draw_flags(
+        &self,
+        p: Color,
+        both: bool,
+        side: Color,
+        slot: u64,
+        sq: &mut [u8],
+        outcome: impl Fn(Color, u64) -> Option<bool>,
+    ) -> Result<(bool, DrawMoves), GenError> {
+        self.index.decode_squares(slot, sq);
+        let pos = self.index.position_of(sq, side);
+        let in_check = pos.in_check();
+        let moves = self.draw_moves(p, both, &pos, in_check, sq, outcome)?;
+        Ok((in_check, moves))
+    }
+
+    /// The draws and wins of the cells spilled to `spill`, as bitmaps.
+    fn read_spilled_outcomes(&self, spill: &Path) -> Result<[Outcomes; 2], GenError> {
+        self.cells
+            .read_spilled_outcomes(spill)
+            .map_err(|source| GenError::Spill {
+                path: spill.to_path_buf(),
+                source,
+            })
     }
 
     /// What the moves of draw `pos` (on squares `sq`) do for p's game and, with `both`, for
@@ -563,5 +708,114 @@ impl Solver<'_> {
             self.restore_cells(spill)?;
         }
         Ok(counts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Draws;
+    use crate::generate::bits::Bits;
+    use crate::generate::{GenError, GenOptions, Solver, generate_all};
+    use crate::material::Material;
+    use crate::probe::{RuleSet, Tablebase};
+    use crate::rules::Color;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
+
+    /// How the other side's draws are found: as the cost decides, or as a test forces.
+    pub(super) static DERIVE: AtomicU8 = AtomicU8::new(AS_IT_COSTS);
+    pub(super) const AS_IT_COSTS: u8 = 0;
+    pub(super) const ALWAYS: u8 = 1;
+    pub(super) const NEVER: u8 = 2;
+    /// Always, with the first side's results replaced by every third draw (a table no
+    /// rule gives, but many flags of the other side's draws change).
+    pub(super) const SYNTHETIC: u8 = 3;
+
+    /// Every third draw, in place of the first side's results where a test asks for it.
+    pub(super) fn synthetic_decided(draws: &Draws, k: usize) -> Option<Bits> {
+        if k > 0 || DERIVE.load(Relaxed) != SYNTHETIC {
+            return None;
+        }
+        let decided = Bits::new(draws.ids.count());
+        (0..draws.ids.count()).step_by(3).for_each(|v| {
+            decided.set(v);
+        });
+        Some(decided)
+    }
+    /// True: black's pass goes first (the results do not depend on the order).
+    pub(super) static BLACK_FIRST: AtomicBool = AtomicBool::new(false);
+    /// How many times the other side's derived draws were checked against a new scan.
+    static DERIVED: AtomicU64 = AtomicU64::new(0);
+
+    /// Panics unless `derived` (the other side's draws, derived from the first side's) has
+    /// the ids and flags that ranking and scanning the cells spilled to `spill` gives.
+    pub(super) fn check_derived(
+        solver: &Solver,
+        spill: &Path,
+        derived: &Draws,
+    ) -> Result<(), GenError> {
+        let outcomes = solver.read_spilled_outcomes(spill)?;
+        let scanned = Draws::new(solver, derived.p, outcomes, false)?;
+        assert_eq!(derived.ids.count(), scanned.ids.count());
+        assert_eq!(
+            derived.ids.first_of(Color::Black),
+            scanned.ids.first_of(Color::Black)
+        );
+        assert!(derived.checked.same_as(&scanned.checked), "in check");
+        assert!(derived.exit.same_as(&scanned.exit), "exits");
+        assert!(derived.free.same_as(&scanned.free), "free");
+        DERIVED.fetch_add(1, Relaxed);
+        Ok(())
+    }
+
+    /// KRKN's table under `asian` (black wins draws by the rule: where red can only check
+    /// forever), its sub-tables generated first, with black's pass first or not and the
+    /// other side's draws found as `derive` says.
+    /// Also returns how many derived draws were checked meanwhile. Tests that set the knobs
+    /// take turns.
+    fn krkn_bytes(black_first: bool, derive: u8) -> (Vec<u8>, u64) {
+        static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let tb = Tablebase::with_rules(dir.path(), RuleSet::Asian);
+        let krkn = Material::parse("KRKN").unwrap();
+        let subs: Vec<Material> = krkn.subsets().into_iter().filter(|m| *m != krkn).collect();
+        generate_all(&tb, &subs, &GenOptions::default()).unwrap();
+        let checked_before = DERIVED.load(Relaxed);
+        DERIVE.store(derive, Relaxed);
+        BLACK_FIRST.store(black_first, Relaxed);
+        let reports = generate_all(&tb, &[krkn], &GenOptions::default());
+        DERIVE.store(AS_IT_COSTS, Relaxed);
+        BLACK_FIRST.store(false, Relaxed);
+        let report = reports.unwrap().pop().unwrap();
+        let rule_wins: u64 = report.stats.iter().map(|s| s.rule_win + s.rule_loss).sum();
+        assert!(rule_wins > 0, "KRKN has results by the rule");
+        let checked = DERIVED.load(Relaxed) - checked_before;
+        (std::fs::read(tb.path_of(krkn)).unwrap(), checked)
+    }
+
+    /// Black's draws derived from red's (the draws red's rule decided removed, the flags of
+    /// their predecessors found again) have the ids and flags of a new scan, and give the
+    /// same table, byte for byte, as black's draws ranked and scanned anew.
+    #[test]
+    fn the_second_side_s_draws_derived_equal_them_scanned_anew() {
+        let (derived, checked) = krkn_bytes(false, ALWAYS);
+        assert_eq!(checked, 1, "black's draws were derived once");
+        assert_eq!(derived, krkn_bytes(false, NEVER).0);
+    }
+
+    /// The other side's draws derived where a third of the draws left them (at random as
+    /// far as the rule goes, so that many of the flags change) have a new scan's ids and
+    /// flags.
+    #[test]
+    fn the_draws_derived_after_many_left_equal_them_scanned_anew() {
+        assert_eq!(krkn_bytes(false, SYNTHETIC).1, 1);
+    }
+
+    /// The passes' order does not change the table: black first (its rule decides nothing
+    /// in KRKN, so red's pass reuses its draws and flags) gives red first's bytes.
+    #[test]
+    fn either_side_s_pass_may_go_first() {
+        assert_eq!(krkn_bytes(true, AS_IT_COSTS).0, krkn_bytes(false, NEVER).0);
     }
 }
