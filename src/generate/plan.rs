@@ -22,11 +22,12 @@ const SOLVE_SECONDS_PER_SLOT: f64 = 0.72e-6;
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// Seconds per slot of the `asian` rule pass (the five-priority game of checks and chases,
 /// after the perpetual-check fixpoint that seeds it), over every set up to 5 men (1.118e9
-/// slots, 388 s of rule pass, 2 threads; stop 37: Zielonka's solver with its attractor
-/// mended, the cheaper chase test, the fixpoint's planned levels kept; session 29's binary
-/// took 1,132 s on a busier machine). Its spread is wide: KRCKR 51 s, KCPKN 39 s, most sets
-/// well under a second, so a set's estimate can be far off while a run's total is about right.
-const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 3.5e-7;
+/// slots, 2 threads): stop 43 253.5 s of rule pass (2.27e-7), stop 42 319 s, stop 37 388 s.
+/// Its spread is wide: KRCKR 41 s, KRNKR 27 s, most sets well under a second, so a set's
+/// estimate can be far off while a run's total is about right. Set above the 5-men mean so
+/// that a rule-heavy family stays within 25% too: with stop 43's binary every set up to 5
+/// men is planned at 1,118 s (931 s measured), KRNKR's family at 33.9 s (44.6 s).
+const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 2.8e-7;
 /// Slots a side past which a set's `asian` rule pass is planned at
 /// [`LARGE_PRIORITY_RULE_SECONDS_PER_SLOT`]: KRNKR (3.3e7) runs at about the 5-men rate,
 /// KRNKRA (1.3e8) at the large one.
