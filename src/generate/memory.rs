@@ -93,23 +93,24 @@ impl PhaseMemory {
         let (rule_bitmaps, rule_graph) = if can_offend(m, rules) {
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
             let ranks = (own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0) as u64;
-            // The first side's pass builds the other side's flags beside its own.
+            // The first side's pass builds the other side's flags beside its own, and they
+            // are held through it like the ranks.
             let other_flags = match own <= perpetual::OTHER_FLAGS_MOST_SLOTS {
                 true => draws * perpetual::OTHER_FLAG_BITS_PER_DRAW / 8,
                 false => 0,
             };
-            let ranks = ranks.saturating_add(other_flags);
+            let held = ranks.saturating_add(other_flags);
             // The cells wait on disk through the whole pass: the draws' ranks and flags are
             // built from a bitmap of the wins beside them (a bit a slot-position), then the
             // fixpoint runs.
             let building = BASE_BYTES
                 .saturating_add(subs)
-                .saturating_add(ranks)
+                .saturating_add(held)
                 .saturating_add(own / 4)
                 .saturating_add(draws * perpetual::FLAG_BITS_PER_DRAW / 8);
             let fixpoint = BASE_BYTES
                 .saturating_add(subs)
-                .saturating_add(ranks)
+                .saturating_add(held)
                 .saturating_add((draws as f64 * bytes_per_draw(rules)) as u64);
             // The witnesses are kept only where they do not raise the set's peak.
             let witnesses = (draws as f64 * perpetual::WITNESS_BYTES_PER_DRAW) as u64;

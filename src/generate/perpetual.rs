@@ -122,6 +122,32 @@ fn derive_the_other_side(decided: u64, left: u64) -> bool {
 /// bits a draw: KRNKRAB's would raise its peak past 2 GiB).
 pub(crate) const OTHER_FLAGS_MOST_SLOTS: u64 = super::memory::MOST_SLOTS_ONE_SIDE_DTM;
 
+/// The draws' ids (ranks) and the wins for the side to move, from the cells read back as
+/// bitmaps.
+fn ranked(outcomes: [Outcomes; 2]) -> (DrawIndex, [Bits; 2]) {
+    let [red, black] = outcomes;
+    let ids = DrawIndex::from_words([red.draws, black.draws]);
+    (ids, [red.wins, black.wins].map(Bits::from_words))
+}
+
+/// The result of `slot` (`side` to move) in this set: `None` for a draw, else whether the
+/// side to move wins.
+fn outcome_of(ids: &DrawIndex, wins: &[Bits; 2], side: Color, slot: u64) -> Option<bool> {
+    ids.id(side, slot)
+        .is_none()
+        .then(|| wins[side.index()].get(slot))
+}
+
+/// Sets draw `v`'s bits in `[exit, free]`: free if it has an exit or a quiet move.
+fn set_flags([exit, free]: [&Bits; 2], v: u64, has_exit: bool, quiet: bool) {
+    if has_exit {
+        exit.set(v);
+    }
+    if has_exit || quiet {
+        free.set(v);
+    }
+}
+
 /// The draws of a set being generated, for side p: node ids are the draws' ranks
 /// ([`DrawIndex`]), so that every bitmap of the pass takes a bit per draw.
 struct Draws<'a> {
@@ -151,15 +177,8 @@ impl<'a> Draws<'a> {
         outcomes: [Outcomes; 2],
         other_flags: bool,
     ) -> Result<Self, GenError> {
-        let [red, black] = outcomes;
-        let ids = DrawIndex::from_words([red.draws, black.draws]);
-        let wins = [red.wins, black.wins].map(Bits::from_words);
-        // None for a draw, else whether the side to move wins.
-        let outcome = |side: Color, slot: u64| {
-            ids.id(side, slot)
-                .is_none()
-                .then(|| wins[side.index()].get(slot))
-        };
+        let (ids, wins) = ranked(outcomes);
+        let outcome = |side, slot| outcome_of(&ids, &wins, side, slot);
         let checked = Bits::new(ids.count());
         let exit = Bits::new(ids.count());
         let free = Bits::new(ids.count());
@@ -177,19 +196,9 @@ impl<'a> Draws<'a> {
                     if in_check {
                         checked.set(v);
                     }
-                    if moves.exit {
-                        exit.set(v);
-                    }
-                    if moves.exit || moves.quiet {
-                        free.set(v);
-                    }
+                    set_flags([&exit, &free], v, moves.exit, moves.quiet);
                     if let Some([other_exit, other_free]) = &other {
-                        if moves.other_exit {
-                            other_exit.set(v);
-                        }
-                        if moves.other_exit || moves.quiet {
-                            other_free.set(v);
-                        }
+                        set_flags([other_exit, other_free], v, moves.other_exit, moves.quiet);
                     }
                 }
                 Ok::<(), GenError>(())
@@ -244,9 +253,7 @@ impl<'a> Draws<'a> {
                 }
             }
         });
-        let [red, black] = outcomes;
-        let ids = DrawIndex::from_words([red.draws, black.draws]);
-        let wins = [red.wins, black.wins].map(Bits::from_words);
+        let (ids, wins) = ranked(outcomes);
         let n = ids.count();
         debug_assert_eq!(n + decided.count(), self.ids.count());
         let [checked, exit, free, again] = std::array::from_fn(|_| Bits::new(n));
@@ -274,23 +281,14 @@ impl<'a> Draws<'a> {
         }
         drop(redo);
         let p = self.p.opponent();
-        let outcome = |side: Color, slot: u64| {
-            ids.id(side, slot)
-                .is_none()
-                .then(|| wins[side.index()].get(slot))
-        };
+        let outcome = |side, slot| outcome_of(&ids, &wins, side, slot);
         again.try_for_each_one(
             || [0u8; MAX_MEN],
             |sq, u| {
                 let (side, slot) = ids.slot_of(u);
                 let sq = &mut sq[..solver.index.layout().len()];
                 let (_, moves) = solver.draw_flags(p, false, side, slot, sq, outcome)?;
-                if moves.exit {
-                    exit.set(u);
-                }
-                if moves.exit || moves.quiet {
-                    free.set(u);
-                }
+                set_flags([&exit, &free], u, moves.exit, moves.quiet);
                 Ok::<(), GenError>(())
             },
         )?;
@@ -578,7 +576,8 @@ impl Solver<'_> {
         for &mv in pos.pseudo_legal_moves().iter() {
             // Whether the opponent wins and whether it loses after the move, if the move
             // leaves the draws (a capture may reach a draw of a sub-table).
-            let result = if pos.is_capture(mv) {
+            let capture = pos.is_capture(mv);
+            let result = if capture {
                 if !scratch.is_pseudo_legal_move_legal(mv, in_check) {
                     continue;
                 }
@@ -601,7 +600,7 @@ impl Solver<'_> {
             let exit_own = seek_own && !own && next_loses;
             let exit_others = seek_others && !others && !next_wins;
             if (exit_own || exit_others)
-                && (pos.is_capture(mv) || scratch.is_pseudo_legal_move_legal(mv, in_check))
+                && (capture || scratch.is_pseudo_legal_move_legal(mv, in_check))
             {
                 own |= exit_own;
                 others |= exit_others;
@@ -693,13 +692,7 @@ impl Solver<'_> {
             // The pass reads no cell: they wait on disk meanwhile, and the draws and wins are
             // read back from there as bitmaps.
             self.spill_cells(spill)?;
-            let outcomes =
-                self.cells
-                    .read_spilled_outcomes(spill)
-                    .map_err(|source| GenError::Spill {
-                        path: spill.to_path_buf(),
-                        source,
-                    })?;
+            let outcomes = self.read_spilled_outcomes(spill)?;
             let draws = Draws::new(self, p, outcomes, false)?;
             let won = Fixpoint::solve(&draws, spend_for(&draws, budget));
             let rule_of = |v| won.get(v).then_some(Rule::PerpetualCheck);
