@@ -280,7 +280,7 @@ const MAX_GROUPS: usize = 8;
 
 /// A square list's slot split by group, so that the slot after a move of a rook, horse,
 /// cannon or pawn costs that group's part alone ([`MaterialIndex::slot_after_group_move`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct GroupParts {
     /// Per orientation (as it stands, mirrored): the slot it encodes to, or `u64::MAX` if the
     /// slot is not read in that orientation.
@@ -294,7 +294,7 @@ pub struct GroupParts {
 
 /// Where both sides' generals, advisors and elephants stand, as placement numbers: the part
 /// of a slot that moves of rooks, horses, cannons and pawns leave alone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DefenderPair([u16; 2]);
 
 /// The index of one material set.
@@ -532,9 +532,11 @@ impl MaterialIndex {
         let (r, b) = self.pairs[pair as usize];
         let mut n = 0;
         for (d, p) in self.defenders.iter().zip([r, b]) {
-            let sq = &d.placements[p as usize];
-            out[n..n + d.len()].copy_from_slice(&sq[..d.len()]);
-            n += d.len();
+            // Byte by byte: a copy of one to five bytes is a library call otherwise.
+            for &s in &d.placements[p as usize][..d.len()] {
+                out[n] = s;
+                n += 1;
+            }
         }
         let mut digits = [0u64; 16];
         for (gi, g) in self.groups.iter().enumerate().rev() {
@@ -549,11 +551,13 @@ impl MaterialIndex {
                 n += 1;
             }
         }
-        let mut seen = [false; 90];
+        let mut seen = 0u128;
         for &s in &out[..n] {
-            if std::mem::replace(&mut seen[s as usize], true) {
+            let bit = 1u128 << s;
+            if seen & bit != 0 {
                 return false;
             }
+            seen |= bit;
         }
         true
     }
@@ -650,18 +654,44 @@ impl MaterialIndex {
     /// The slot of `sq` split by group, its defenders standing as `pair` says; `None` where
     /// [`MaterialIndex::encode_with`] gives none.
     pub fn group_parts(&self, pair: DefenderPair, sq: &[u8]) -> Option<GroupParts> {
+        let mut parts = GroupParts::default();
+        self.split_into(pair, sq, &mut parts).then_some(parts)
+    }
+
+    /// [`MaterialIndex::group_parts`] written to `parts` (no copy of the parts on the way
+    /// back, for the generator's hot loops); false where that gives `None`, `parts` then
+    /// unspecified.
+    #[inline]
+    pub fn split_into(&self, pair: DefenderPair, sq: &[u8], parts: &mut GroupParts) -> bool {
+        self.split_changed_into(pair, sq, parts, u64::MAX)
+    }
+
+    /// As [`MaterialIndex::split_into`], where `parts` already holds the split of a square
+    /// list that differs from `sq` only in the entries of bit mask `changed` (bit k: entry k
+    /// of the list): the groups none of whose pieces changed keep their parts.
+    #[inline]
+    pub fn split_changed_into(
+        &self,
+        pair: DefenderPair,
+        sq: &[u8],
+        parts: &mut GroupParts,
+        changed: u64,
+    ) -> bool {
         let rest = &sq[self.defender_entries()..];
+        let changed = changed >> self.defender_entries();
         let nb = self.defenders[1].placements.len();
-        let mut parts = GroupParts {
-            slot: [u64::MAX; 2],
-            part: [[0; MAX_GROUPS]; 2],
-            rest: [0; 2],
-        };
         for o in 0..2 {
+            parts.rest[o] = 0;
+            parts.slot[o] = u64::MAX;
             for (g, grp) in self.groups.iter().enumerate() {
-                let c = grp.combination(&rest[grp.first..grp.first + grp.count], o == 1, None)?;
-                parts.part[o][g] = c;
-                parts.rest[o] += c * grp.stride;
+                if (changed >> grp.first) & ((1 << grp.count) - 1) != 0 {
+                    let rest = &rest[grp.first..grp.first + grp.count];
+                    let Some(c) = grp.combination(rest, o == 1, None) else {
+                        return false;
+                    };
+                    parts.part[o][g] = c;
+                }
+                parts.rest[o] += parts.part[o][g] * grp.stride;
             }
         }
         for (o, orientation) in self.orientations(pair).into_iter().enumerate() {
@@ -670,11 +700,11 @@ impl MaterialIndex {
             };
             let pair = self.pair_of[r * nb + b];
             if pair == NONE32 {
-                return None;
+                return false;
             }
             parts.slot[o] = pair as u64 * self.radix + parts.rest[o];
         }
-        Some(parts)
+        true
     }
 
     /// The slot after the piece at entry `k` of `sq` (a rook, horse, cannon or pawn) goes to

@@ -149,3 +149,44 @@ fn unmoves_round_trip_on_oracle_positions() {
     }
     assert!(pairs > 70_000, "only {pairs} move pairs checked");
 }
+
+#[test]
+fn unchecked_quiet_unmoves_are_the_legal_ones_and_those_leaving_a_check() {
+    let (mut legal, mut illegal) = (0u64, 0u64);
+    for line in oracle_positions() {
+        let p = Position::from_fen(line.fen).unwrap();
+        let mut want: Vec<_> = p.unmoves(&[]).iter().map(|um| um.mv).collect();
+        let mut got = vec![];
+        p.for_each_quiet_unmove_unchecked(|mv| got.push(mv));
+        // Each un-move the legal list lacks leaves the side to move here in check.
+        for &mv in &got {
+            if want.contains(&mv) {
+                legal += 1;
+                continue;
+            }
+            let pred = p.retracted(canju::rules::UnMove {
+                mv,
+                uncaptured: None,
+            });
+            assert!(
+                pred.is_in_check(p.turn()),
+                "{} from {}: an un-move the legal list lacks is legal",
+                mv,
+                p.fen()
+            );
+            illegal += 1;
+        }
+        got.sort_by_key(|m| (m.from.index(), m.to.index()));
+        got.dedup();
+        want.sort_by_key(|m| (m.from.index(), m.to.index()));
+        assert!(
+            want.iter().all(|m| got.contains(m)),
+            "{}: a legal un-move is missing",
+            p.fen()
+        );
+    }
+    assert!(
+        legal > 10_000 && illegal > 100,
+        "{legal} legal, {illegal} illegal"
+    );
+}

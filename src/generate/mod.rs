@@ -28,6 +28,7 @@ mod cells;
 mod draw_index;
 mod fixpoint;
 mod memory;
+mod node;
 mod parity;
 mod perpetual;
 mod perpetual_graph;
@@ -45,6 +46,7 @@ use captures::{Captures, SubTable};
 pub use cells::Cells;
 use memory::check_fits;
 pub use memory::{available_memory, memory_needed, peak_memory, refuse_if_too_large};
+use node::{Neighbours, Node};
 pub use plan::{Plan, SetPlan, plan};
 use progress::Phase;
 use rayon::prelude::*;
@@ -469,7 +471,7 @@ impl Solver<'_> {
     }
 
     /// Sets both cells of slot `i` (red and black to move) from the positions' own moves.
-    fn start_slot(&self, i: u64) -> Result<(), GenError> {
+    fn start_slot(&self, node: &mut Node, i: u64) -> Result<(), GenError> {
         let mut sq = [0u8; MAX_MEN];
         let n = self.index.layout().len();
         let sq = &mut sq[..n];
@@ -479,13 +481,13 @@ impl Solver<'_> {
             }
             return Ok(());
         }
-        let mut pos = self.index.position_of(sq, Color::Red);
+        let pos = node.load_position(self.index, sq);
         // Each side's check status serves twice: legality with the other side to move, and
         // the move generator with this side to move.
         let checked = Color::ALL.map(|c| pos.is_in_check(c));
         for turn in Color::ALL {
             pos.set_turn(turn);
-            match self.first_value(&pos, sq, checked)? {
+            match self.first_value(pos, sq, checked)? {
                 First::Marker(m) => self.cells.set_marker(turn.index(), i, m),
                 First::Distance(d) => {
                     self.note_assigned(d);
@@ -602,15 +604,21 @@ impl Solver<'_> {
     /// Processes slot `i` (side `turn`), whose final value is `n`: if it loses, its
     /// predecessors win in n + 1; if it wins, its undecided predecessors join `candidates`
     /// (they may lose now).
-    fn propagate(&self, i: u64, turn: Color, n: u16, candidates: &Bits, preds: &mut Vec<u64>) {
-        let mut sq = [0u8; MAX_MEN];
-        let sq = &mut sq[..self.index.layout().len()];
-        self.index.decode_squares(i, sq);
-        let pos = self.index.position_of(sq, turn);
-        let mut near = Neighbours::new(self.index, sq);
+    fn propagate(
+        &self,
+        (node, preds): &mut (Node, Vec<u64>),
+        i: u64,
+        turn: Color,
+        n: u16,
+        candidates: &Bits,
+    ) {
+        node.load(self.index, i, turn);
+        let (pos, near) = node.parts();
         preds.clear();
-        pos.for_each_unmove(&[], |um, _| {
-            preds.push(near.slot_after(self.index, um.mv.to, um.mv.from));
+        // Un-moves whose legality is not tried: one that leaves `turn` in check reaches an
+        // [`cells::ILLEGAL`] cell, which neither a win nor a candidate changes.
+        pos.for_each_quiet_unmove_unchecked(|mv| {
+            preds.push(near.slot_after(self.index, mv.to, mv.from));
         });
         let them = turn.opponent().index();
         for &j in preds.iter() {
@@ -625,8 +633,14 @@ impl Solver<'_> {
     }
 
     /// Settles candidate `j` (`side` to move) as a loss if its moves now all lose.
-    fn settle_candidate(&self, j: u64, side: Color, n: u16) -> Result<(), GenError> {
-        if let Some(l) = self.loss_after_win(j, side, n)?
+    fn settle_candidate(
+        &self,
+        node: &mut Node,
+        j: u64,
+        side: Color,
+        n: u16,
+    ) -> Result<(), GenError> {
+        if let Some(l) = self.loss_after_win(node, j, side, n)?
             && self.cells.settle_loss(side.index(), j, l)
         {
             self.note_assigned(l);
@@ -637,16 +651,19 @@ impl Solver<'_> {
     /// The loss of slot `j` (`side` to move) if every quiet move of it now leads to a win
     /// of at most `n` plies for the opponent (forward verification: its moves are generated
     /// and looked up), else `None`.
-    fn loss_after_win(&self, j: u64, side: Color, n: u16) -> Result<Option<u16>, GenError> {
-        let mut sq = [0u8; MAX_MEN];
-        let sq = &mut sq[..self.index.layout().len()];
-        self.index.decode_squares(j, sq);
-        let pos = self.index.position_of(sq, side);
+    fn loss_after_win(
+        &self,
+        node: &mut Node,
+        j: u64,
+        side: Color,
+        n: u16,
+    ) -> Result<Option<u16>, GenError> {
+        node.load(self.index, j, side);
+        let (pos, near) = node.parts();
         let next = side.opponent().index();
-        let mut near = Neighbours::new(self.index, sq);
         // Pseudo-legal moves are enough: an illegal one leads to an illegal slot.
         let mut captures = MoveList::new();
-        let escapes = near.any_quiet_move_noting_captures(self.index, &pos, &mut captures, |k| {
+        let escapes = near.any_quiet_move_noting_captures(self.index, pos, &mut captures, |k| {
             let lost = match self.cells.raw(next, k) {
                 cells::ILLEGAL => true,
                 c if c <= cells::MAX_INLINE => c % 2 == 1 && c as u16 <= n,
@@ -661,7 +678,8 @@ impl Solver<'_> {
         if escapes {
             return Ok(None);
         }
-        self.loss_length(&pos, sq, &captures, n).map(Some)
+        self.loss_length(pos, near.squares(), &captures, n)
+            .map(Some)
     }
 }
 
@@ -671,114 +689,6 @@ enum First {
     Marker(u8),
     /// A distance: final for losses, the best known for wins.
     Distance(u16),
-}
-
-/// A position's square list, ready to give the slots of positions one piece-move away (moves
-/// and un-moves alike): which entry stands on each square, and its slot split by group, which
-/// moves of rooks, horses, cannons and pawns change one group at a time.
-struct Neighbours<'s> {
-    sq: &'s mut [u8],
-    entry: [u8; 90],
-    /// The slot split by group: a move of a rook, horse, cannon or pawn recomputes only its
-    /// group's part.
-    parts: crate::index::GroupParts,
-}
-
-impl<'s> Neighbours<'s> {
-    /// `sq` must be a legal slot's square list.
-    #[inline]
-    fn new(index: &MaterialIndex, sq: &'s mut [u8]) -> Self {
-        let mut entry = [0xFFu8; 90];
-        for (k, &s) in sq.iter().enumerate() {
-            entry[s as usize] = k as u8;
-        }
-        let pair = index.defender_pair(sq).expect("legal slot");
-        let parts = index.group_parts(pair, sq).expect("legal slot");
-        Neighbours { sq, entry, parts }
-    }
-
-    /// The slot after the piece on `from` goes to the empty point `to`.
-    #[inline]
-    fn slot_after(&mut self, index: &MaterialIndex, from: Square, to: Square) -> u64 {
-        let k = self.entry[from.index()] as usize;
-        let j = if k < index.defender_entries() {
-            index.slot_after_defender_move(&self.parts, self.sq, k, to.index() as u8)
-        } else {
-            index.slot_after_group_move(&self.parts, self.sq, k, to.index() as u8)
-        };
-        j.expect("a move keeps the material")
-    }
-}
-
-impl Neighbours<'_> {
-    /// True if `f` holds for the slot after some quiet pseudo-legal move of `pos` (whose
-    /// pieces stand on this square list). The moves are made piece by piece, so that the
-    /// first one for which `f` holds ends the search (an illegal move leads to a slot
-    /// holding no legal position).
-    #[inline]
-    fn any_quiet_move(
-        &mut self,
-        index: &MaterialIndex,
-        pos: &Position,
-        mut f: impl FnMut(u64) -> bool,
-    ) -> bool {
-        self.any_quiet_move_with(index, pos, |_, j| f(j))
-    }
-
-    /// As [`Neighbours::any_quiet_move`], `f` also given the move.
-    #[inline]
-    fn any_quiet_move_with(
-        &mut self,
-        index: &MaterialIndex,
-        pos: &Position,
-        f: impl FnMut(Move, u64) -> bool,
-    ) -> bool {
-        self.quiet_moves_until(index, pos, None, f)
-    }
-
-    /// As [`Neighbours::any_quiet_move`], the captures passed on the way added to `captures`
-    /// (every pseudo-legal capture, where `f` holds for no quiet move).
-    #[inline]
-    fn any_quiet_move_noting_captures(
-        &mut self,
-        index: &MaterialIndex,
-        pos: &Position,
-        captures: &mut MoveList,
-        mut f: impl FnMut(u64) -> bool,
-    ) -> bool {
-        self.quiet_moves_until(index, pos, Some(captures), |_, j| f(j))
-    }
-
-    /// Calls `f` on the quiet pseudo-legal moves of `pos`, piece by piece, until it holds
-    /// for one (true); the captures passed go to `captures` if given.
-    #[inline]
-    fn quiet_moves_until(
-        &mut self,
-        index: &MaterialIndex,
-        pos: &Position,
-        mut captures: Option<&mut MoveList>,
-        mut f: impl FnMut(Move, u64) -> bool,
-    ) -> bool {
-        let mut moves = MoveList::new();
-        for k in 0..self.sq.len() {
-            let from = Square::from_index_unchecked(self.sq[k]);
-            if pos.piece_at(from).is_none_or(|p| p.color != pos.turn()) {
-                continue;
-            }
-            moves.clear();
-            pos.pseudo_legal_moves_from(from, &mut moves);
-            for &mv in moves.iter() {
-                if pos.is_capture(mv) {
-                    if let Some(list) = captures.as_deref_mut() {
-                        list.push(mv);
-                    }
-                } else if f(mv, self.slot_after(index, mv.from, mv.to)) {
-                    return true;
-                }
-            }
-        }
-        false
-    }
 }
 
 /// Chunk of slots handled by one rayon task.
@@ -879,13 +789,16 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
 
     // 1. Initialise.
     let bar = Phase::new(opts.progress, &name, "init", size * 2);
-    par_chunks(size).try_for_each(|range| {
-        for i in range.clone() {
-            solver.start_slot(i)?;
-        }
-        bar.inc(2 * (range.end - range.start));
-        Ok::<(), GenError>(())
-    })?;
+    par_chunks(size).try_for_each_init(
+        || Node::new(&index),
+        |node, range| {
+            for i in range.clone() {
+                solver.start_slot(node, i)?;
+            }
+            bar.inc(2 * (range.end - range.start));
+            Ok::<(), GenError>(())
+        },
+    )?;
     bar.finish();
     phases.init = clock.elapsed().as_secs_f64();
     phases.peaks.init = take_peak();
@@ -898,17 +811,18 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     while n <= solver.max_assigned.load(Relaxed) {
         for turn in Color::ALL {
             let side = turn.index();
-            let visit = |i: u64, preds: &mut Vec<u64>| {
-                solver.propagate(i, turn, n, &candidates, preds);
+            let visit = |i: u64, scratch: &mut (Node, Vec<u64>)| {
+                solver.propagate(scratch, i, turn, n, &candidates);
             };
+            let scratch = || (Node::new(&index), Vec::new());
             // Counted a chunk at a time: one shared counter per position would bounce
             // between the cores.
             if n <= cells::MAX_INLINE as u16 {
-                par_chunks(size).for_each_init(Vec::new, |preds, range| {
+                par_chunks(size).for_each_init(scratch, |scratch, range| {
                     let mut count = 0;
                     solver.cells.for_each_equal(side, range, n as u8, |i| {
                         count += 1;
-                        visit(i, preds);
+                        visit(i, scratch);
                     });
                     decided.fetch_add(count, Relaxed);
                 });
@@ -916,12 +830,15 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
                 let at_n = solver.cells.big_at(side, n);
                 decided.fetch_add(at_n.len() as u64, Relaxed);
                 at_n.par_iter()
-                    .for_each_init(Vec::new, |preds, &i| visit(i, preds));
+                    .for_each_init(scratch, |scratch, &i| visit(i, scratch));
             }
             if n % 2 == 1 {
                 // Each candidate is verified once, however many of its moves just lost.
                 let them = turn.opponent();
-                candidates.try_for_each_one(|| (), |_, j| solver.settle_candidate(j, them, n))?;
+                candidates.try_for_each_one(
+                    || Node::new(&index),
+                    |node, j| solver.settle_candidate(node, j, them, n),
+                )?;
                 candidates.clear_all();
             }
         }

@@ -24,8 +24,8 @@ use super::fixpoint::{
     CHECKED, DrawGame, EXIT, FIXPOINT_BITMAPS, FREE, Fixpoint, P_TO_MOVE, PLANNED_LEVELS, Spend,
 };
 use super::parity::{self, RuleGame};
-use super::{GenError, Neighbours, Solver, par_chunks};
-use crate::index::{MAX_MEN, MaterialIndex};
+use super::{GenError, Neighbours, Node, Solver, node, par_chunks};
+use crate::index::MaterialIndex;
 use crate::rules::{Color, MoveAttack, Position, Role};
 use crate::value::{Rule, Value};
 use rayon::prelude::*;
@@ -184,25 +184,26 @@ impl<'a> Draws<'a> {
         let free = Bits::new(ids.count());
         let other = other_flags.then(|| [Bits::new(ids.count()), Bits::new(ids.count())]);
         for side in Color::ALL {
-            par_chunks(solver.index.size()).try_for_each(|range| {
-                let mut sq = [0u8; MAX_MEN];
-                let sq = &mut sq[..solver.index.layout().len()];
-                for i in range {
-                    let Some(v) = ids.id(side, i) else {
-                        continue;
-                    };
-                    let (in_check, moves) =
-                        solver.draw_flags(p, other_flags, side, i, sq, outcome)?;
-                    if in_check {
-                        checked.set(v);
+            par_chunks(solver.index.size()).try_for_each_init(
+                || Node::new(solver.index),
+                |node, range| {
+                    for i in range {
+                        let Some(v) = ids.id(side, i) else {
+                            continue;
+                        };
+                        let (in_check, moves) =
+                            solver.draw_flags(p, other_flags, side, i, node, outcome)?;
+                        if in_check {
+                            checked.set(v);
+                        }
+                        set_flags([&exit, &free], v, moves.exit, moves.quiet);
+                        if let Some([other_exit, other_free]) = &other {
+                            set_flags([other_exit, other_free], v, moves.other_exit, moves.quiet);
+                        }
                     }
-                    set_flags([&exit, &free], v, moves.exit, moves.quiet);
-                    if let Some([other_exit, other_free]) = &other {
-                        set_flags([other_exit, other_free], v, moves.other_exit, moves.quiet);
-                    }
-                }
-                Ok::<(), GenError>(())
-            })?;
+                    Ok::<(), GenError>(())
+                },
+            )?;
         }
         Ok(Draws {
             index: solver.index,
@@ -283,11 +284,10 @@ impl<'a> Draws<'a> {
         let p = self.p.opponent();
         let outcome = |side, slot| outcome_of(&ids, &wins, side, slot);
         again.try_for_each_one(
-            || [0u8; MAX_MEN],
-            |sq, u| {
+            || Node::new(solver.index),
+            |node, u| {
                 let (side, slot) = ids.slot_of(u);
-                let sq = &mut sq[..solver.index.layout().len()];
-                let (_, moves) = solver.draw_flags(p, false, side, slot, sq, outcome)?;
+                let (_, moves) = solver.draw_flags(p, false, side, slot, node, outcome)?;
                 set_flags([&exit, &free], u, moves.exit, moves.quiet);
                 Ok::<(), GenError>(())
             },
@@ -307,12 +307,7 @@ impl<'a> Draws<'a> {
     /// Calls `f` with node `v`'s position and its neighbours one piece-move away.
     fn with_position<R>(&self, v: u64, f: impl FnOnce(&Position, &mut Neighbours) -> R) -> R {
         let (side, slot) = self.ids.slot_of(v);
-        let index = self.index;
-        let mut sq = [0u8; MAX_MEN];
-        let sq = &mut sq[..index.layout().len()];
-        index.decode_squares(slot, sq);
-        let pos = index.position_of(sq, side);
-        f(&pos, &mut Neighbours::new(index, sq))
+        node::with_loaded(self.index, slot, side, f)
     }
 }
 
@@ -360,8 +355,9 @@ impl DrawGame for Draws<'_> {
         self.with_position(v, |pos, near| {
             let prev = pos.turn().opponent();
             let index = self.index;
-            pos.for_each_unmove(&[], |um, _| {
-                let j = near.slot_after(index, um.mv.to, um.mv.from);
+            // Legality untried: an illegal predecessor is no draw.
+            pos.for_each_quiet_unmove_unchecked(|mv| {
+                let j = near.slot_after(index, mv.to, mv.from);
                 if let Some(w) = self.ids.id(prev, j) {
                     out.push(w);
                 }
@@ -519,21 +515,21 @@ impl Solver<'_> {
     }
 
     /// Whether the draw at `slot` (`side` to move) is in check, and what its moves do for
-    /// p's game and, with `both`, for the opponent's ([`Solver::draw_moves`]); `sq` is
-    /// scratch for its square list.
+    /// p's game and, with `both`, for the opponent's ([`Solver::draw_moves`]), loaded into
+    /// `node`.
     fn draw_flags(
         &self,
         p: Color,
         both: bool,
         side: Color,
         slot: u64,
-        sq: &mut [u8],
+        node: &mut Node,
         outcome: impl Fn(Color, u64) -> Option<bool>,
     ) -> Result<(bool, DrawMoves), GenError> {
-        self.index.decode_squares(slot, sq);
-        let pos = self.index.position_of(sq, side);
+        node.load(self.index, slot, side);
+        let (pos, near) = node.parts();
         let in_check = pos.in_check();
-        let moves = self.draw_moves(p, both, &pos, in_check, sq, outcome)?;
+        let moves = self.draw_moves(p, both, pos, in_check, near, outcome)?;
         Ok((in_check, moves))
     }
 
@@ -558,12 +554,11 @@ impl Solver<'_> {
         both: bool,
         pos: &Position,
         in_check: bool,
-        sq: &mut [u8],
+        near: &mut Neighbours,
         outcome: impl Fn(Color, u64) -> Option<bool>,
     ) -> Result<DrawMoves, GenError> {
         let side = pos.turn();
         let next = side.opponent();
-        let mut near = Neighbours::new(self.index, sq);
         let mut scratch = pos.clone();
         // Exits in the mover's game (a result the mover wins) and in its opponent's (one the
         // opponent does not win); the second is sought only when asked for.
@@ -581,7 +576,7 @@ impl Solver<'_> {
                 if !scratch.is_pseudo_legal_move_legal(mv, in_check) {
                     continue;
                 }
-                let v = self.capture_value_raw(pos, near.sq, mv)?.to_stored();
+                let v = self.capture_value_raw(pos, near.squares(), mv)?.to_stored();
                 Some((
                     self.fixed_win_for(next, next, v),
                     self.fixed_win_for(side, next, v),

@@ -197,7 +197,8 @@ impl Solver<'_> {
         succ.clear();
         for &mv in pos.legal_moves_knowing_check(checked).iter() {
             let fixed = if pos.is_capture(mv) {
-                self.capture_value_raw(&pos, near.sq, mv)?.to_stored()
+                self.capture_value_raw(&pos, near.squares(), mv)?
+                    .to_stored()
             } else {
                 let j = near.slot_after(self.index, mv.from, mv.to);
                 match ranks.id(next, j) {

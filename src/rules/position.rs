@@ -429,6 +429,13 @@ impl Position {
         }
     }
 
+    /// Clears `sq`, leaving the general's square as it was: for callers that place every
+    /// general they lift again before the position is read (the generator's reused nodes).
+    #[inline]
+    pub(crate) fn lift(&mut self, sq: Square) {
+        self.set_square(sq.index(), None);
+    }
+
     /// Takes the piece off `sq` and returns it.
     pub fn remove(&mut self, sq: Square) -> Option<Piece> {
         let old = self.board[sq.index()];

@@ -114,6 +114,25 @@ impl Position {
         });
     }
 
+    /// The quiet un-moves of the side not to move, legal or not: a predecessor that leaves
+    /// the side to move here in check is given too. For callers whose look-up of a
+    /// predecessor tells an illegal one anyway (the generator's cells mark such positions
+    /// illegal), this skips [`Position::for_each_unmove`]'s board copy and check tests.
+    pub fn for_each_quiet_unmove_unchecked(&self, mut f: impl FnMut(Move)) {
+        let mover = self.turn.opponent();
+        self.for_each_piece(|to, piece| {
+            if piece.color != mover {
+                return;
+            }
+            let to = Square::from_index_unchecked(to as u8);
+            for &(from, kinds) in self.unmove_origins(to, piece).as_slice() {
+                if kinds & QUIET != 0 {
+                    f(Move::new(from, to));
+                }
+            }
+        });
+    }
+
     /// Applies an un-move: the predecessor it names.
     pub fn retracted(&self, um: UnMove) -> Position {
         let mut p = self.clone();
