@@ -260,6 +260,37 @@ impl Defenders {
     }
 }
 
+/// Division by a number fixed when the index is built, done by a multiplication: decoding a
+/// slot divides once per group, and a hardware division takes several times as long.
+#[derive(Clone, Copy, Debug)]
+struct Divisor {
+    d: u64,
+    /// floor(2^64 / d), or `u64::MAX` for 1: the quotient it gives is short by at most one.
+    m: u64,
+}
+
+impl Divisor {
+    /// Division by `d` (at least 1).
+    fn new(d: u64) -> Divisor {
+        assert!(d > 0, "division by zero");
+        let m = ((1u128 << 64) / d as u128).min(u64::MAX as u128) as u64;
+        Divisor { d, m }
+    }
+
+    /// `(n / d, n % d)`.
+    #[inline]
+    fn div_rem(self, n: u64) -> (u64, u64) {
+        // q is floor(n / d) or one less: n * m / 2^64 > n / d - 1.
+        let mut q = ((n as u128 * self.m as u128) >> 64) as u64;
+        let mut r = n - q * self.d;
+        if r >= self.d {
+            q += 1;
+            r -= self.d;
+        }
+        (q, r)
+    }
+}
+
 /// Rooks, horses, cannons or pawns of one colour and kind.
 struct Group {
     color: Color,
@@ -268,6 +299,8 @@ struct Group {
     points: Vec<u8>,
     point_ord: [u8; 90],
     combos: u64,
+    /// Division by `combos`.
+    by_combos: Divisor,
     /// What one step of this group's combination number adds to a slot: the product of the
     /// later groups' combinations (saturating for sets past `u64`).
     stride: u64,
@@ -308,6 +341,8 @@ pub struct MaterialIndex {
     /// The group of each entry past the defenders.
     entry_group: Vec<u8>,
     radix: u64,
+    /// Division by `radix`.
+    by_radix: Divisor,
     size: u64,
     /// The piece of each slot of a square list, in index order: red defenders (general,
     /// advisors, elephants), black defenders, then each group's pieces.
@@ -419,6 +454,7 @@ impl MaterialIndex {
                     role,
                     count,
                     combos: BINOMIAL[pts.len()][count],
+                    by_combos: Divisor::new(BINOMIAL[pts.len()][count]),
                     points: pts,
                     point_ord,
                     stride: 1,
@@ -473,6 +509,7 @@ impl MaterialIndex {
             groups,
             entry_group,
             radix,
+            by_radix: Divisor::new(radix),
             size,
         }
     }
@@ -528,7 +565,7 @@ impl MaterialIndex {
         if index >= self.size {
             return false;
         }
-        let (pair, mut rest) = (index / self.radix, index % self.radix);
+        let (pair, mut rest) = self.by_radix.div_rem(index);
         let (r, b) = self.pairs[pair as usize];
         let mut n = 0;
         for (d, p) in self.defenders.iter().zip([r, b]) {
@@ -540,8 +577,7 @@ impl MaterialIndex {
         }
         let mut digits = [0u64; 16];
         for (gi, g) in self.groups.iter().enumerate().rev() {
-            digits[gi] = rest % g.combos;
-            rest /= g.combos;
+            (rest, digits[gi]) = g.by_combos.div_rem(rest);
         }
         let mut ords = [0u8; 5];
         for (gi, g) in self.groups.iter().enumerate() {
@@ -859,6 +895,40 @@ impl MaterialIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn divisions_by_multiplication_equal_the_hardware_s() {
+        let divisors = [
+            1,
+            2,
+            3,
+            7,
+            90,
+            4_005,
+            117_480,
+            4_050,
+            1 << 32,
+            (1 << 40) + 7,
+        ];
+        let mut n: u64 = 0x9E37_79B9_7F4A_7C15;
+        for &d in &divisors {
+            let by = Divisor::new(d);
+            for k in 0..100_000u64 {
+                // Small numbers, numbers near multiples of d, and scrambled large ones.
+                n = n.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                for x in [
+                    k,
+                    k * d,
+                    (k * d).wrapping_sub(1),
+                    n >> (k % 64),
+                    n,
+                    u64::MAX - k,
+                ] {
+                    assert_eq!(by.div_rem(x), (x / d, x % d), "{x} / {d}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_move_gives_the_slot_encoding_gives() {
