@@ -308,6 +308,18 @@ struct Group {
     first: usize,
 }
 
+/// [`MaterialIndex::single_steps`] of a group of one piece.
+fn single_steps(g: &Group) -> [[u64; 90]; 2] {
+    let step = |s: usize| match g.point_ord[s] {
+        0xFF => u64::MAX,
+        o => o as u64 * g.stride,
+    };
+    [
+        std::array::from_fn(step),
+        std::array::from_fn(|s| step(MIRROR[s] as usize)),
+    ]
+}
+
 /// Groups a set can have: rooks, horses, cannons and pawns of each side.
 const MAX_GROUPS: usize = 8;
 
@@ -340,6 +352,11 @@ pub struct MaterialIndex {
     groups: Vec<Group>,
     /// The group of each entry past the defenders.
     entry_group: Vec<u8>,
+    /// Per entry past the defenders that is a group of its own (a piece alone of its colour
+    /// and kind): per orientation (as it stands, mirrored) and point, what the piece standing
+    /// there adds to a slot (its point's ordinal times its group's stride; `u64::MAX` where it
+    /// never stands). A move of it costs two look-ups ([`MaterialIndex::slot_after_group_move`]).
+    single_steps: Vec<Option<[[u64; 90]; 2]>>,
     radix: u64,
     /// Division by `radix`.
     by_radix: Divisor,
@@ -478,6 +495,11 @@ impl MaterialIndex {
             .enumerate()
             .flat_map(|(i, g)| std::iter::repeat_n(i as u8, g.count))
             .collect();
+        let single_steps = groups
+            .iter()
+            .flat_map(|g| std::iter::repeat_n(g, g.count))
+            .map(|g| (g.count == 1).then(|| single_steps(g)))
+            .collect();
         let mut layout = vec![];
         for d in &defenders {
             layout.push(Piece::new(d.color, Role::General));
@@ -508,6 +530,7 @@ impl MaterialIndex {
             pair_symmetric,
             groups,
             entry_group,
+            single_steps,
             radix,
             by_radix: Divisor::new(radix),
             size,
@@ -756,6 +779,20 @@ impl MaterialIndex {
     ) -> Option<u64> {
         let rest = &sq[self.defender_entries()..];
         let e = k - self.defender_entries();
+        if let Some(steps) = &self.single_steps[e] {
+            let mut best = u64::MAX;
+            for (o, step) in steps.iter().enumerate() {
+                if parts.slot[o] == u64::MAX {
+                    continue;
+                }
+                let added = step[to as usize];
+                if added == u64::MAX {
+                    return None;
+                }
+                best = best.min(parts.slot[o] - step[rest[e] as usize] + added);
+            }
+            return (best != u64::MAX).then_some(best);
+        }
         let g = self.entry_group[e] as usize;
         let grp = &self.groups[g];
         let mut best: Option<u64> = None;
