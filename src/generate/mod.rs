@@ -487,7 +487,7 @@ impl Solver<'_> {
         let checked = Color::ALL.map(|c| pos.is_in_check(c));
         for turn in Color::ALL {
             pos.set_turn(turn);
-            match self.first_value(pos, sq, checked)? {
+            match self.first_value(&mut *pos, sq, checked)? {
                 First::Marker(m) => self.cells.set_marker(turn.index(), i, m),
                 First::Distance(d) => {
                     self.note_assigned(d);
@@ -499,10 +499,10 @@ impl Solver<'_> {
     }
 
     /// The first value of `pos` (on square list `sq`) from its own moves; `checked` says
-    /// which generals are attacked.
+    /// which generals are attacked. `pos` is made and unmade on, and left as it was.
     fn first_value(
         &self,
-        pos: &Position,
+        pos: &mut Position,
         sq: &[u8],
         checked: [bool; 2],
     ) -> Result<First, GenError> {
@@ -511,17 +511,16 @@ impl Solver<'_> {
             return Ok(First::Marker(cells::ILLEGAL));
         }
         let in_check = checked[turn.index()];
-        let mut scratch = pos.clone();
         let (mut best_win, mut can_draw, mut longest) = (None, false, 0);
         let (mut any_quiet, mut any_capture) = (false, false);
         // Pseudo-legal moves: every capture's legality is tried, a quiet move's only until
         // one is found legal.
         for &mv in pos.pseudo_legal_moves().iter() {
             if !pos.is_capture(mv) {
-                any_quiet = any_quiet || scratch.is_pseudo_legal_move_legal(mv, in_check);
+                any_quiet = any_quiet || pos.is_pseudo_legal_move_legal(mv, in_check);
                 continue;
             }
-            if !scratch.is_pseudo_legal_move_legal(mv, in_check) {
+            if !pos.is_pseudo_legal_move_legal(mv, in_check) {
                 continue;
             }
             any_capture = true;
@@ -544,10 +543,10 @@ impl Solver<'_> {
 
     /// Length of the loss of `pos` (on square list `sq`), whose quiet moves all lose (the
     /// longest taking `quiet_max` plies for the opponent's win) and whose captures all lose.
-    /// `captures` are its pseudo-legal captures.
+    /// `captures` are its pseudo-legal captures. `pos` is made and unmade on, and left as it was.
     fn loss_length(
         &self,
-        pos: &Position,
+        pos: &mut Position,
         sq: &[u8],
         captures: &MoveList,
         quiet_max: u16,
@@ -557,9 +556,8 @@ impl Solver<'_> {
             return Ok(longest + 1);
         }
         let in_check = pos.in_check();
-        let mut scratch = pos.clone();
         for &mv in captures.iter() {
-            if scratch.is_pseudo_legal_move_legal(mv, in_check) {
+            if pos.is_pseudo_legal_move_legal(mv, in_check) {
                 match self.capture_value(pos, sq, mv)? {
                     Value::Win(n) => longest = longest.max(n),
                     _ => unreachable!("a position with a capture that does not lose is decided"),
@@ -659,7 +657,7 @@ impl Solver<'_> {
         n: u16,
     ) -> Result<Option<u16>, GenError> {
         node.load(self.index, j, side);
-        let (pos, near) = node.parts();
+        let (pos, near) = node.parts_mut();
         let next = side.opponent().index();
         // Pseudo-legal moves are enough: an illegal one leads to an illegal slot.
         let mut captures = MoveList::new();

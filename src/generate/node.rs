@@ -233,6 +233,13 @@ impl Node {
         debug_assert!(self.split, "a node's neighbours read before a load");
         (&self.pos, &mut self.near)
     }
+
+    /// As [`Node::parts`], the position to make and unmake moves on (to be left as it was).
+    #[inline]
+    pub(super) fn parts_mut(&mut self) -> (&mut Position, &mut Neighbours) {
+        debug_assert!(self.split, "a node's neighbours read before a load");
+        (&mut self.pos, &mut self.near)
+    }
 }
 
 thread_local! {

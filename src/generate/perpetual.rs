@@ -527,7 +527,7 @@ impl Solver<'_> {
         outcome: impl Fn(Color, u64) -> Option<bool>,
     ) -> Result<(bool, DrawMoves), GenError> {
         node.load(self.index, slot, side);
-        let (pos, near) = node.parts();
+        let (pos, near) = node.parts_mut();
         let in_check = pos.in_check();
         let moves = self.draw_moves(p, both, pos, in_check, near, outcome)?;
         Ok((in_check, moves))
@@ -552,14 +552,13 @@ impl Solver<'_> {
         &self,
         p: Color,
         both: bool,
-        pos: &Position,
+        pos: &mut Position,
         in_check: bool,
         near: &mut Neighbours,
         outcome: impl Fn(Color, u64) -> Option<bool>,
     ) -> Result<DrawMoves, GenError> {
         let side = pos.turn();
         let next = side.opponent();
-        let mut scratch = pos.clone();
         // Exits in the mover's game (a result the mover wins) and in its opponent's (one the
         // opponent does not win); the second is sought only when asked for.
         let (mut own, mut others) = (false, false);
@@ -573,7 +572,7 @@ impl Solver<'_> {
             // leaves the draws (a capture may reach a draw of a sub-table).
             let capture = pos.is_capture(mv);
             let result = if capture {
-                if !scratch.is_pseudo_legal_move_legal(mv, in_check) {
+                if !pos.is_pseudo_legal_move_legal(mv, in_check) {
                     continue;
                 }
                 let v = self.capture_value_raw(pos, near.squares(), mv)?.to_stored();
@@ -585,7 +584,7 @@ impl Solver<'_> {
                 let j = near.slot_after(self.index, mv.from, mv.to);
                 let result = outcome(next, j);
                 if result.is_none() {
-                    quiet = quiet || !scratch.gives_check(mv);
+                    quiet = quiet || !pos.gives_check(mv);
                 }
                 result.map(|next_wins| (next_wins, !next_wins))
             };
@@ -595,7 +594,7 @@ impl Solver<'_> {
             let exit_own = seek_own && !own && next_loses;
             let exit_others = seek_others && !others && !next_wins;
             if (exit_own || exit_others)
-                && (capture || scratch.is_pseudo_legal_move_legal(mv, in_check))
+                && (capture || pos.is_pseudo_legal_move_legal(mv, in_check))
             {
                 own |= exit_own;
                 others |= exit_others;
