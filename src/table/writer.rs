@@ -265,9 +265,16 @@ pub(super) const DTM_BATCH_BLOCKS: usize = 1024;
 /// stores ([`smaller_side`]).
 const SIDE_SAMPLE_BLOCKS: u64 = 512;
 
-/// The zstd level the sides are judged at ([`smaller_side`]). On every set up to 4 men it
-/// chose the side level [`ZSTD_LEVEL`] chose, for every table, in a fifth of the time.
-const JUDGE_LEVEL: i32 = 1;
+/// The zstd level the sides are first judged at ([`smaller_side`]), a fifth of the cost of
+/// [`ZSTD_LEVEL`]'s.
+const QUICK_JUDGE_LEVEL: i32 = 1;
+
+/// The least ratio of the larger side's bytes to the smaller's at [`QUICK_JUDGE_LEVEL`] that
+/// settles the choice; closer sides are judged again at [`ZSTD_LEVEL`]. Measured in stop 44:
+/// level 1 alone chose the other side than level 15 for 5 of the 226 sets of up to 5 men
+/// (KNPKN, KRKNN, KRRKR, KCPKA, KCPBK; 565,829 bytes more in all), all with ratios under
+/// 1.06 at level 1; every other set of up to 5 men got level 15's choice.
+const QUICK_JUDGE_MARGIN: f64 = 1.10;
 
 /// DTM block `k` of `sides` (the blocks of each side to move in turn): its raw bytes, made
 /// when the block is compressed, never all at once.
@@ -287,48 +294,79 @@ fn dtm_dictionary(values: &impl ValueSource, value_bytes: u8, sides: &[usize]) -
     .unwrap_or_default()
 }
 
-/// What the DTM section holds: the sides to move whose blocks it holds (both, or the one a
-/// one-side table keeps) and the dictionary they are compressed with (empty: none).
+/// What the DTM section holds and how its frames are made: the sides to move whose blocks
+/// it holds (both, or the one a one-side table keeps), the dictionary they are compressed
+/// with (empty: none), and their frames if they are compressed already.
 pub(super) struct DtmPlan {
     pub(super) sides: Vec<usize>,
     pub(super) dictionary: Vec<u8>,
+    /// Every frame of the section, in order, when [`smaller_side`] compressed them all.
+    pub(super) frames: Option<Vec<Vec<u8>>>,
 }
 
 /// The side to move (0 red, 1 black) whose DTM blocks compress smaller, with its dictionary:
-/// each side's blocks are compressed at [`JUDGE_LEVEL`] (with the dictionary trained on that
-/// side, counted too), all of them in a table of at most [`SIDE_SAMPLE_BLOCKS`] a side, else
-/// that many spread evenly over it. Only the kept side is then compressed whole (until stop
-/// 41 both were, and one dropped: about a third of the write phase). Until stop 44 the sides
-/// were judged at [`ZSTD_LEVEL`] and a small table's judged frames written as they were: the
-/// judge was then 70% of the 4-men sets' DTM compression.
+/// each side's blocks are compressed with the dictionary trained on that side (counted too),
+/// all of them in a table of at most [`SIDE_SAMPLE_BLOCKS`] a side, else that many spread
+/// evenly over it; first at [`QUICK_JUDGE_LEVEL`], then, where the sides are within
+/// [`QUICK_JUDGE_MARGIN`], again as [`write_dtm`] would. Only the kept side is then compressed
+/// whole (until stop 41 both were, and one dropped: about a third of the write phase); where
+/// its every block was compressed at [`ZSTD_LEVEL`] to judge it, those frames are written as
+/// they are.
 fn smaller_side(values: &impl ValueSource, value_bytes: u8) -> DtmPlan {
-    use rayon::prelude::*;
     let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
     let step = per_side.div_ceil(SIDE_SAMPLE_BLOCKS).max(1);
-    let [red, black] = [0, 1].map(|side| {
-        let dictionary = dtm_dictionary(values, value_bytes, &[side]);
-        let bytes: usize = (0..per_side.div_ceil(step))
-            .into_par_iter()
-            .map_init(
-                || compressor_at(JUDGE_LEVEL, &dictionary),
-                |c, k| compress(c, &dtm_block(values, value_bytes, &[side], k * step)).len(),
-            )
-            .sum::<usize>()
-            + dictionary.len();
-        let plan = DtmPlan {
-            sides: vec![side],
-            dictionary,
-        };
-        (bytes, plan)
-    });
-    if black.0 < red.0 { black.1 } else { red.1 }
+    let dictionaries = [0, 1].map(|side| dtm_dictionary(values, value_bytes, &[side]));
+    let judged = |side: usize, level: i32| {
+        let dictionary = &dictionaries[side];
+        judged_frames(values, value_bytes, side, step, level, dictionary)
+    };
+    let bytes = |side: usize, frames: &[Vec<u8>]| {
+        frames.iter().map(Vec::len).sum::<usize>() + dictionaries[side].len()
+    };
+    let quick = [0, 1].map(|side| bytes(side, &judged(side, QUICK_JUDGE_LEVEL)));
+    let (small, large) = (quick[0].min(quick[1]), quick[0].max(quick[1]));
+    let (side, frames) = if large as f64 >= small as f64 * QUICK_JUDGE_MARGIN {
+        ((quick[1] < quick[0]) as usize, None)
+    } else {
+        let exact = [0, 1].map(|side| judged(side, ZSTD_LEVEL));
+        let side = (bytes(1, &exact[1]) < bytes(0, &exact[0])) as usize;
+        let [red, black] = exact;
+        let kept = if side == 0 { red } else { black };
+        (side, (step == 1).then_some(kept))
+    };
+    let [red, black] = dictionaries;
+    DtmPlan {
+        sides: vec![side],
+        dictionary: if side == 0 { red } else { black },
+        frames,
+    }
+}
+
+/// Every `step`-th DTM block of `side` compressed at zstd level `level` with `dictionary`.
+fn judged_frames(
+    values: &impl ValueSource,
+    value_bytes: u8,
+    side: usize,
+    step: u64,
+    level: i32,
+    dictionary: &[u8],
+) -> Vec<Vec<u8>> {
+    use rayon::prelude::*;
+    let per_side = values.slots().div_ceil(DTM_BLOCK as u64);
+    (0..per_side.div_ceil(step))
+        .into_par_iter()
+        .map_init(
+            || compressor_at(level, dictionary),
+            |c, k| compress(c, &dtm_block(values, value_bytes, &[side], k * step)),
+        )
+        .collect()
 }
 
 /// Writes the DTM section `plan` describes to `out`: zstd frames of [`DTM_BLOCK`] halves
 /// ([`Codec::ZstdHalves`]) of `value_bytes` bytes each, compressed with the plan's
 /// dictionary ([`dtm_dictionary`]) a batch at a time, so that the compressed section is never
-/// whole in memory. The section's offsets count from the start of what was written, which it
-/// holds whole.
+/// whole in memory (or the plan's frames as they are). The section's offsets count from the
+/// start of what was written, which it holds whole.
 pub(super) fn write_dtm(
     values: &impl ValueSource,
     value_bytes: u8,
@@ -336,7 +374,11 @@ pub(super) fn write_dtm(
     out: &mut impl Write,
 ) -> std::io::Result<Section> {
     use rayon::prelude::*;
-    let DtmPlan { sides, dictionary } = plan;
+    let DtmPlan {
+        sides,
+        dictionary,
+        frames: ready,
+    } = plan;
     let blocks = sides.len() * values.slots().div_ceil(DTM_BLOCK as u64) as usize;
     let raw = |k: usize| dtm_block(values, value_bytes, &sides, k as u64);
     let mut offsets = vec![0u64];
@@ -347,12 +389,20 @@ pub(super) fn write_dtm(
         offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
         Ok(())
     };
-    for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
-        let frames: Vec<Vec<u8>> = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
-            .into_par_iter()
-            .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
-            .collect();
-        frames.iter().try_for_each(|frame| append(frame))?;
+    match ready {
+        Some(frames) => {
+            debug_assert_eq!(frames.len(), blocks, "a frame for every block");
+            frames.iter().try_for_each(|frame| append(frame))?;
+        }
+        None => {
+            for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
+                let frames: Vec<Vec<u8>> = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
+                    .into_par_iter()
+                    .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
+                    .collect();
+                frames.iter().try_for_each(|frame| append(frame))?;
+            }
+        }
     }
     Ok(Section {
         block_values: DTM_BLOCK,
@@ -463,6 +513,7 @@ pub fn write_table_with(
             let plan = DtmPlan {
                 sides: vec![0, 1],
                 dictionary,
+                frames: None,
             };
             let section = dtm_section(path, &values, value_bytes, plan)?;
             (Some(section), None)
@@ -668,12 +719,16 @@ mod tests {
         let even = vec![7u16; slots];
         let red = smaller_side(&[even.clone(), scattered(slots)], 1);
         assert_eq!(red.sides, [0]);
+        assert!(
+            red.frames.is_none(),
+            "a sample's frames are not the section's"
+        );
         assert_eq!(smaller_side(&[scattered(slots), even], 1).sides, [1]);
     }
 
     #[test]
-    fn a_small_table_keeps_the_side_its_dictionary_compresses_smaller() {
-        // Fewer blocks than the sample (every block judged), and enough for a dictionary.
+    fn a_clear_quick_judgement_keeps_the_side_its_dictionary_compresses_smaller() {
+        // Fewer blocks than the sample, and enough for a dictionary.
         let slots = (DICTIONARY_MIN_BLOCKS + 9) * DTM_BLOCK as usize + 5;
         // Black's blocks repeat one stretch of distances: what a dictionary catches.
         let motif = scattered(700);
@@ -684,7 +739,32 @@ mod tests {
             !plan.dictionary.is_empty(),
             "a dictionary, to be written with"
         );
+        assert!(plan.frames.is_none(), "settled at the quick level");
         assert_eq!(smaller_side(&[black, scattered(slots)], 1).sides, [0]);
+    }
+
+    #[test]
+    fn frames_judged_whole_are_written_as_compressing_them_again_would() {
+        // Fewer blocks than the sample, and sides too close for the quick judgement: the
+        // same scattered distances, black's from a few slots on.
+        let slots = 40 * DTM_BLOCK as usize + 5;
+        let red = scattered(slots + 3);
+        let values = [red[..slots].to_vec(), red[3..].to_vec()];
+        let plan = smaller_side(&values, 1);
+        let again = DtmPlan {
+            sides: plan.sides.clone(),
+            dictionary: plan.dictionary.clone(),
+            frames: None,
+        };
+        assert!(
+            plan.frames.is_some(),
+            "every block was compressed at the writing level to judge the side"
+        );
+        let (mut judged, mut compressed) = (Vec::new(), Vec::new());
+        let a = write_dtm(&values, 1, plan, &mut judged).unwrap();
+        let b = write_dtm(&values, 1, again, &mut compressed).unwrap();
+        assert_eq!(judged, compressed);
+        assert_eq!((a.offsets, a.checksum), (b.offsets, b.checksum));
     }
 
     #[test]
@@ -696,6 +776,7 @@ mod tests {
         let plan = |sides: Vec<usize>| DtmPlan {
             sides,
             dictionary: vec![],
+            frames: None,
         };
         let w2 = write_dtm(&values, 1, plan(vec![0, 1]), &mut both).unwrap();
         let w1 = write_dtm(&values, 1, plan(vec![1]), &mut black).unwrap();
