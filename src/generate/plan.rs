@@ -11,10 +11,15 @@ use serde::Serialize;
 
 /// Threads the rates below were measured with (a 2-core machine of the CI kind).
 const MEASURED_THREADS: f64 = 2.0;
-/// Seconds per slot (both sides to move together) of initialising, the sweeps and writing:
-/// stop 38's KRNKRAB family run KRNKRA 0.68e-6 (90 s of 294), KRNKRB 0.66e-6 (139 s of
-/// 445), KRNKRAB 0.72e-6 (667 s of 2,554); every set up to 5 men 0.74e-6 (831 s, stop 37).
+/// Seconds per slot (both sides to move together) of initialising, the sweeps and writing a
+/// set past [`LARGE_RULE_PASS_SLOTS`]: stop 38's KRNKRAB family run KRNKRA 0.68e-6 (90 s of
+/// 294), KRNKRB 0.66e-6 (139 s of 445), KRNKRAB 0.72e-6 (667 s of 2,554). Not measured since
+/// stop 44's reused nodes, which took a third off the 5-men sets' sweeps: likely high now.
 const SOLVE_SECONDS_PER_SLOT: f64 = 0.72e-6;
+/// As [`SOLVE_SECONDS_PER_SLOT`], for a set of at most [`LARGE_RULE_PASS_SLOTS`]: every set up
+/// to 5 men (1.118e9 slots) 0.49e-6 at stop 44 (551 s of 784); stop 43 0.61e-6, stop 37
+/// 0.74e-6.
+const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.5e-6;
 /// Seconds per slot of the perpetual-check pass by bitmaps. It grows with the set and its
 /// share of draws: session 27's binary KRNKR 0.95e-6 (31 s), KRNKRA 1.54e-6 (205.5 s; the
 /// plan then says 340 s for the whole set, which took 362 s); earlier KRNKRAB 1.81e-6 (1,667
@@ -22,12 +27,13 @@ const SOLVE_SECONDS_PER_SLOT: f64 = 0.72e-6;
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// Seconds per slot of the `asian` rule pass (the five-priority game of checks and chases,
 /// after the perpetual-check fixpoint that seeds it), over every set up to 5 men (1.118e9
-/// slots, 2 threads): stop 43 253.5 s of rule pass (2.27e-7), stop 42 319 s, stop 37 388 s.
-/// Its spread is wide: KRCKR 41 s, KRNKR 27 s, most sets well under a second, so a set's
-/// estimate can be far off while a run's total is about right. Set above the 5-men mean so
-/// that a rule-heavy family stays within 25% too: with stop 43's binary every set up to 5
-/// men is planned at 1,118 s (931 s measured), KRNKR's family at 33.9 s (44.6 s).
-const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 2.8e-7;
+/// slots, 2 threads): stop 44 232.3 s of rule pass (2.08e-7), stop 43 253.5 s, stop 42 319 s,
+/// stop 37 388 s. Its spread is wide: KRCKR 38 s, KRNKR 23 s, most sets well under a second,
+/// so a set's estimate can be far off while a run's total is about right. Set above the
+/// 5-men mean so that a rule-heavy family stays within 25% too: with stop 44's binary every
+/// set up to 5 men is planned at 916 s (784 s measured), KRNKR's family at 27.8 s (36.2 s
+/// within the same run).
+const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 3.2e-7;
 /// Slots a side past which a set's `asian` rule pass is planned at
 /// [`LARGE_PRIORITY_RULE_SECONDS_PER_SLOT`]: KRNKR (3.3e7) runs at about the 5-men rate,
 /// KRNKRA (1.3e8) at the large one.
@@ -179,11 +185,15 @@ fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
         _ => (Some("bitmaps"), BITMAP_RULE_SECONDS_PER_SLOT),
     };
     let scale = MEASURED_THREADS / threads.max(1) as f64;
+    let solve_rate = match slots > LARGE_RULE_PASS_SLOTS {
+        true => SOLVE_SECONDS_PER_SLOT,
+        false => SMALL_SOLVE_SECONDS_PER_SLOT,
+    };
     SetPlan {
         material: m.name(),
         slots,
         peak_bytes,
-        seconds: slots as f64 * (SOLVE_SECONDS_PER_SLOT + rule_rate) * scale,
+        seconds: slots as f64 * (solve_rate + rule_rate) * scale,
         disk_bytes: (slots as f64 * disk_bytes_per_slot(slots)) as u64,
         rule_pass,
     }
