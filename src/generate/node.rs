@@ -31,19 +31,24 @@ impl Neighbours {
     /// `sq` must be a legal slot's square list.
     #[inline]
     pub(super) fn new(index: &MaterialIndex, sq: &[u8]) -> Self {
-        let mut near = Neighbours {
-            sq: [0; MAX_MEN],
-            len: sq.len(),
-            entry: [NO_ENTRY; 90],
-            pair: DefenderPair::default(),
-            parts: GroupParts::default(),
-        };
+        let mut near = Neighbours::empty(sq.len());
         near.sq[..sq.len()].copy_from_slice(sq);
         for (k, &s) in sq.iter().enumerate() {
             near.entry[s as usize] = k as u8;
         }
         near.split(index, u64::MAX);
         near
+    }
+
+    /// A square list of `len` entries not yet placed: no point has an entry.
+    fn empty(len: usize) -> Self {
+        Neighbours {
+            sq: [0; MAX_MEN],
+            len,
+            entry: [NO_ENTRY; 90],
+            pair: DefenderPair::default(),
+            parts: GroupParts::default(),
+        }
     }
 
     /// The square list, in [`MaterialIndex::layout`] order.
@@ -164,13 +169,7 @@ impl Node {
     pub(super) fn new(index: &MaterialIndex) -> Node {
         Node {
             pos: Position::empty(Color::Red),
-            near: Neighbours {
-                sq: [0; MAX_MEN],
-                len: index.layout().len(),
-                entry: [NO_ENTRY; 90],
-                pair: DefenderPair::default(),
-                parts: GroupParts::default(),
-            },
+            near: Neighbours::empty(index.layout().len()),
             loaded: false,
             split: false,
         }
