@@ -240,7 +240,7 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) -> bool {
             forced.or_from(step);
             forced.count() <= most_forced
         },
-        n - lost.count(),
+        || n.saturating_sub(forced.count() + lost.count()),
     );
     if !complete {
         return false;
@@ -281,7 +281,7 @@ fn opponent_attractor(game: &impl RuleGame, lost: &Bits) {
             joins && lost.set(w)
         },
         |_| true,
-        n - lost.count(),
+        || n - lost.count(),
     );
 }
 
@@ -296,9 +296,13 @@ const PULL_FACTOR: u64 = 8;
 /// the node's moves in full, as it is also asked of nodes no move of the step reaches).
 /// `on_step` is given each step before its predecessors are gathered (to add it to the set
 /// being grown), and stops the growth by returning false. True if the growth was complete.
-/// `open` is about how many nodes `near` holds for at first: where a step is large beside
-/// those still open, each of them is asked `joins` instead (a scan, cheaper than
-/// generating the step's predecessors).
+/// `open_after_seeds` counts the nodes `near` holds for once the first step has joined
+/// (the seeds themselves may be nodes it never held for, such as those already in the set
+/// being grown); later steps are taken off that count. Where a step is large beside those
+/// still open, each of them is asked `joins` instead (a scan, cheaper than generating the
+/// step's predecessors). Counting the seeds as open had made every step of the opponent's
+/// attractor a scan where most nodes were seeds: 13 scans of all 13 million draws in
+/// KRNKR's game of chases alone.
 #[allow(clippy::too_many_arguments)]
 fn grow_back(
     n: u64,
@@ -308,7 +312,7 @@ fn grow_back(
     near: impl Fn(u64) -> bool + Sync,
     joins: impl Fn(u64) -> bool + Sync,
     on_step: impl Fn(&Bits) -> bool,
-    mut open: u64,
+    open_after_seeds: impl Fn() -> u64,
 ) -> bool {
     let [frontier, next, candidates] = walk;
     frontier.clear_all();
@@ -321,11 +325,15 @@ fn grow_back(
     });
     let (mut current, mut next) = (frontier, next);
     let mut step = current.count();
+    let mut open: Option<u64> = None;
     while step > 0 {
         if !on_step(current) {
             return false;
         }
-        open = open.saturating_sub(step);
+        let open = *open.insert(match open {
+            None => open_after_seeds(),
+            Some(before) => before.saturating_sub(step),
+        });
         next.clear_all();
         if step.saturating_mul(PULL_FACTOR) >= open {
             par_chunks(n).for_each(|range| {
@@ -547,7 +555,7 @@ impl<'g, G: RuleGame> Solver<'g, G> {
                 doubtful.or_from(step);
                 true
             },
-            to_top.count(),
+            || to_top.count_and_not(&doubtful),
         );
         to_top.and_not_from(&doubtful);
         drop(doubtful);
@@ -591,7 +599,7 @@ impl<'g, G: RuleGame> Solver<'g, G> {
                 attr.or_from(step);
                 true
             },
-            nodes.count() - attr.count(),
+            || nodes.count_and_not(attr),
         );
     }
 }
