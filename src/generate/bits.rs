@@ -48,6 +48,12 @@ impl Bits {
         self.words[(i / 64) as usize].fetch_or(mask, Relaxed) & mask == 0
     }
 
+    /// Clears bit `i`.
+    #[inline]
+    pub(crate) fn clear(&self, i: u64) {
+        self.words[(i / 64) as usize].fetch_and(!(1u64 << (i % 64)), Relaxed);
+    }
+
     /// Clears every bit.
     pub(crate) fn clear_all(&self) {
         self.words.par_iter().for_each(|w| w.store(0, Relaxed));

@@ -56,11 +56,12 @@ pub(crate) const EXIT: u8 = 4;
 pub(crate) const FREE: u8 = 8;
 
 /// Bitmaps of the fixpoint besides its levels, each over the node ids of both sides to move:
-/// X, the nodes that just joined it and their quiet predecessors, the nodes that joined the
+/// X, the nodes that just joined it and their quiet predecessors, the opponent's nodes that
+/// can move quietly out of X ([`Fixpoint::escapes`]), the nodes that joined the
 /// level being grown and the level above (while shrinking: suspects and the nodes that left
 /// Y), and a walk's frontier, next step and candidates. The levels take a bitmap each, those
 /// kept and two more rolling past them where a round needs more.
-pub(crate) const FIXPOINT_BITMAPS: u64 = 8;
+pub(crate) const FIXPOINT_BITMAPS: u64 = 9;
 
 /// Levels kept, as planned: KRNKR and KRNKRA take five.
 pub(crate) const PLANNED_LEVELS: u64 = 5;
@@ -107,6 +108,11 @@ pub(crate) struct Fixpoint<'g, G> {
     delta: Bits,
     /// The opponent-to-move nodes, not in X, that move quietly into `delta`.
     delta_preds: Bits,
+    /// The opponent-to-move nodes with an exit or a quiet move to a node not in X. None of
+    /// them is in any level (that move would have to reach X), so a verification fails at
+    /// once for them, without generating moves: on KRNKR, 12 of the 34 million. X only
+    /// grows, so a node leaves this set only when a quiet move of its reaches `delta`.
+    escapes: Bits,
     /// The levels of the last round that are kept (those of this round as they are found).
     levels: Vec<Bits>,
     /// True if the last round ended within the kept levels: each level past them was that
@@ -154,8 +160,8 @@ struct Walk {
 /// What an attractor's nodes are checked against.
 #[derive(Clone, Copy)]
 struct Bounds<'a> {
-    /// X.
-    x: &'a Bits,
+    /// The opponent's nodes that can move quietly out of X ([`Fixpoint::escapes`]).
+    escapes: &'a Bits,
     /// A set known to hold every node that can join (every node if `None`): the level above.
     within: Option<&'a Bits>,
 }
@@ -175,6 +181,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             x: Bits::new(ids),
             delta: Bits::new(ids),
             delta_preds: Bits::new(ids),
+            escapes: initial_escapes(game),
             levels: vec![],
             levels_complete: false,
             max_levels: spend.max_levels,
@@ -210,6 +217,10 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             let step = self.step_for(i, growing);
             growing = step == Step::Grow;
             self.make_room(i, step);
+            if i == 0 && step != Step::Grow {
+                // Growing level 0 brings `escapes` up to date on the way.
+                self.close_escapes_into_delta();
+            }
             match step {
                 Step::Grow => self.grow_level(i),
                 Step::Shrink => self.shrink_level(i),
@@ -305,7 +316,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         let (z, joined, frontier) = (self.level(i), &self.joined, &self.walk.frontier);
         // A level is within the level above.
         let bounds = Bounds {
-            x: &self.x,
+            escapes: &self.escapes,
             within: i.checked_sub(1).map(|above| self.level(above)),
         };
         frontier.clear_all();
@@ -318,8 +329,14 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         self.delta_preds.for_each_one(
             || (),
             |_, w| {
-                let within = bounds.within.is_none_or(|above| above.get(w));
-                if !z.get(w) && within && self.every_move_covered(w, z) && z.set(w) {
+                let covered = match i {
+                    0 => self.covered_closing_escape(w, z),
+                    _ => {
+                        let within = bounds.within.is_none_or(|above| above.get(w));
+                        !z.get(w) && within && self.every_move_covered(w, z)
+                    }
+                };
+                if covered && z.set(w) {
                     frontier.set(w);
                     joined.set(w);
                 }
@@ -363,7 +380,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             },
         );
         let bounds = Bounds {
-            x: &self.x,
+            escapes: &self.escapes,
             within: Some(y),
         };
         attract(self.game, &self.walk, z, bounds, None);
@@ -390,7 +407,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             }
         });
         let bounds = Bounds {
-            x: &self.x,
+            escapes: &self.escapes,
             within: y,
         };
         attract(self.game, &self.walk, z, bounds, None);
@@ -434,7 +451,7 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             }
         }
         let bounds = Bounds {
-            x: &self.x,
+            escapes: &self.escapes,
             within: y,
         };
         attract(self.game, &self.walk, z, bounds, None);
@@ -503,24 +520,67 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         });
     }
 
+    /// Takes out of `escapes` the nodes of `delta_preds` whose every quiet move now
+    /// reaches X (and that have no exit).
+    fn close_escapes_into_delta(&self) {
+        self.delta_preds.for_each_one(
+            || (),
+            |_, w| {
+                self.covered_closing_escape(w, &self.x);
+            },
+        );
+    }
+
+    /// For a node of `delta_preds`, whose last quiet move out of X may just have closed:
+    /// takes it out of `escapes` if so, and returns whether each of its moves is covered for
+    /// `z`, in one pass over its moves (it stops at the first quiet move out of X).
+    fn covered_closing_escape(&self, w: u64, z: &Bits) -> bool {
+        let (game, x) = (self.game, &self.x);
+        if !self.escapes.get(w) {
+            return self.every_move_covered(w, z);
+        }
+        if game.flags(w) & EXIT != 0 {
+            return false;
+        }
+        let mut covered = true;
+        let escapes = game.any_successor(w, |u| match game.is_checked(u) {
+            true => {
+                covered &= z.get(u);
+                false
+            }
+            false => !x.get(u),
+        });
+        if escapes {
+            return false;
+        }
+        self.escapes.clear(w);
+        covered
+    }
+
     /// True if each move of opponent-to-move node `w` is covered: a check into `z` or a
     /// quiet move into X (and `w` has no exit).
     fn every_move_covered(&self, w: u64, z: &Bits) -> bool {
-        every_move_covered(self.game, w, z, &self.x)
+        every_move_covered(self.game, w, z, &self.escapes)
     }
 }
 
+/// The opponent-to-move nodes that can move quietly out of X while X is empty: those with
+/// [`FREE`].
+fn initial_escapes(game: &impl DrawGame) -> Bits {
+    let escapes = Bits::new(game.id_bound());
+    for_each_node(game, |v| {
+        if game.flags(v) & (P_TO_MOVE | FREE) == FREE {
+            escapes.set(v);
+        }
+    });
+    escapes
+}
+
 /// True if each move of opponent-to-move node `w` is covered: a check into `z` or a quiet
-/// move into X, `x`, and `w` has no exit.
-fn every_move_covered(game: &impl DrawGame, w: u64, z: &Bits, x: &Bits) -> bool {
-    game.flags(w) & EXIT == 0
-        && !game.any_successor(w, |u| {
-            if game.is_checked(u) {
-                !z.get(u)
-            } else {
-                !x.get(u)
-            }
-        })
+/// move into X, and `w` has no exit. `escapes` holds the nodes with an exit or a quiet move
+/// out of X ([`Fixpoint::escapes`]), so only the checks need generating moves.
+fn every_move_covered(game: &impl DrawGame, w: u64, z: &Bits, escapes: &Bits) -> bool {
+    !escapes.get(w) && !game.any_successor(w, |u| game.is_checked(u) && !z.get(u))
 }
 
 /// Grows `z` backwards along checking moves from the nodes in `walk`'s frontier (already in
@@ -529,13 +589,13 @@ fn every_move_covered(game: &impl DrawGame, w: u64, z: &Bits, x: &Bits) -> bool 
 /// covered. Only nodes `bounds` allows are tried. A node verified while one of its successors
 /// joins in the same step is verified again in the next, as a predecessor of that successor.
 fn attract(game: &impl DrawGame, walk: &Walk, z: &Bits, bounds: Bounds, joined: Option<&Bits>) {
-    let Bounds { x, within } = bounds;
+    let Bounds { escapes, within } = bounds;
     walk_checks_back(
         game,
         walk,
         |w| !z.get(w) && within.is_none_or(|within| within.get(w)),
         |w| {
-            let joins = game.is_p_to_move(w) || every_move_covered(game, w, z, x);
+            let joins = game.is_p_to_move(w) || every_move_covered(game, w, z, escapes);
             if joins && z.set(w) {
                 if let Some(j) = joined {
                     j.set(w);
