@@ -50,7 +50,7 @@ use node::{Neighbours, Node};
 pub use plan::{Plan, SetPlan, plan};
 use progress::Phase;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use thiserror::Error;
 
@@ -442,6 +442,11 @@ struct Solver<'a> {
     captures: Captures,
     cells: Cells,
     max_assigned: AtomicU16,
+    /// True once a rule pass has marked results in the cells: until then a draw's quiet
+    /// move reaches a draw or a position its opponent wins, never one it loses (that would
+    /// have made the draw a win), so only captures can leave the draws for an exit
+    /// ([`Solver::draw_moves`]).
+    rule_results_marked: AtomicBool,
 }
 
 impl Solver<'_> {
@@ -783,6 +788,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         captures: Captures::new(&index, subs),
         cells: Cells::new(size),
         max_assigned: AtomicU16::new(0),
+        rule_results_marked: AtomicBool::new(false),
     };
 
     // 1. Initialise.

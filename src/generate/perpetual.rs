@@ -30,6 +30,7 @@ use crate::rules::{Color, MoveAttack, Position, Role};
 use crate::value::{Rule, Value};
 use rayon::prelude::*;
 use std::path::Path;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
@@ -406,6 +407,11 @@ impl RuleGame for Draws<'_> {
         self.chases
     }
 
+    fn surely_moves(&self, v: u64) -> bool {
+        // Free without an exit: a quiet move into the draws.
+        self.free.get(v) && !self.exit.get(v)
+    }
+
     fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
         DrawGame::predecessors(self, v, out);
     }
@@ -565,12 +571,20 @@ impl Solver<'_> {
         let seek_own = p == side || both;
         let seek_others = p != side || both;
         let mut quiet = false;
+        // Before any rule result is marked, a quiet move is no exit (see
+        // `Solver::rule_results_marked`): past the first that reaches a draw without check,
+        // the quiet moves are not looked up (KRNKR: a third of ranking and scanning its
+        // draws).
+        let quiet_exits = self.rule_results_marked.load(Relaxed);
         // Pseudo-legal moves, legality tried only for a move that would be an exit: an
         // illegal quiet move reaches an illegal slot, which is no draw and no win.
         for &mv in pos.pseudo_legal_moves().iter() {
             // Whether the opponent wins and whether it loses after the move, if the move
             // leaves the draws (a capture may reach a draw of a sub-table).
             let capture = pos.is_capture(mv);
+            if !capture && quiet && !quiet_exits {
+                continue;
+            }
             let result = if capture {
                 if !pos.is_pseudo_legal_move_legal(mv, in_check) {
                     continue;
@@ -647,13 +661,17 @@ impl Solver<'_> {
                 true => &mut counts[side.index()].0,
                 false => &mut counts[side.index()].1,
             };
-            *count += self
+            let marked = self
                 .cells
                 .mark_spilled(spill, side.index(), marks)
                 .map_err(|source| GenError::Spill {
                     path: spill.to_path_buf(),
                     source,
                 })?;
+            if marked > 0 {
+                self.rule_results_marked.store(true, Relaxed);
+            }
+            *count += marked;
         }
         Ok(())
     }
