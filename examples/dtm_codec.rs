@@ -17,13 +17,11 @@ fn main() {
         let p = std::path::Path::new(&dir).join(format!("{m}.asian.ctb"));
         let t = TableFile::open(&p).unwrap();
         let h = t.header().clone();
-        let d = t.load_dtm().unwrap();
         let mut line = format!("{m:8}");
         for side in 0..2 {
+            let Ok(d) = t.load_dtm_of(side) else { continue };
             let mut last = 0u8;
-            let bytes: Vec<u8> = (0..h.slots)
-                .map(|s| half(d.stored(side, s), &mut last))
-                .collect();
+            let bytes: Vec<u8> = (0..h.slots).map(|s| half(d.stored(s), &mut last)).collect();
             let z: usize = bytes
                 .chunks(2048)
                 .map(|c| zstd::bulk::compress(c, 15).unwrap().len())

@@ -19,6 +19,7 @@ pub mod rules;
 pub mod service;
 pub mod table;
 pub mod theory;
+mod trace;
 pub mod value;
 pub mod verify;
 

@@ -40,6 +40,7 @@
 
 use super::bits::Bits;
 use super::par_chunks;
+use crate::trace;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -200,8 +201,12 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
             },
             p_first: game.p_ids().start,
         };
+        let mut round = 0;
         loop {
+            round += 1;
+            let step = trace::step("fixpoint round");
             f.descend();
+            step.done(|| format!("{round}: X {} (+{})", f.x.count(), f.delta.count()));
             if f.delta.count() == 0 {
                 return f.x;
             }
@@ -221,11 +226,13 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
                 // Growing level 0 brings `escapes` up to date on the way.
                 self.close_escapes_into_delta();
             }
+            let timed = trace::step("fixpoint level");
             match step {
                 Step::Grow => self.grow_level(i),
                 Step::Shrink => self.shrink_level(i),
                 Step::FromX => self.level_from_x(i),
             }
+            timed.done(|| format!("{i} {step:?}: {}", self.level(i).count()));
             if i > 0 && self.level(i).count() == self.level(i - 1).count() {
                 self.end_round(i);
                 return;

@@ -40,6 +40,7 @@ use crate::material::Material;
 use crate::probe::{ProbeError, RuleSet, Tablebase};
 use crate::rules::{Color, Move, MoveList, Position, Role, Square};
 use crate::table::{self, RuleStats, SideStats, TableError, ValueSource};
+use crate::trace;
 use crate::value::{Rule, STORED_ILLEGAL, Value};
 use bits::Bits;
 use captures::{Captures, SubTable};
@@ -756,6 +757,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     let clock = Instant::now();
     let index = MaterialIndex::new(material);
     let size = index.size();
+    let step = trace::step("sub-tables read");
     let mut subs: [[Option<SubTable>; 7]; 2] = Default::default();
     for victim in Color::ALL {
         for role in Role::ALL {
@@ -782,6 +784,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
             }
         }
     }
+    step.done(|| material.name());
     let name = material.name();
     let mut solver = Solver {
         index: &index,
@@ -811,6 +814,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     let bar = Phase::new(opts.progress, &name, "sweep", 0);
     let decided = AtomicU64::new(0);
     let candidates = Bits::new(size);
+    let mut traced = trace::Totals::default();
     let mut n: u16 = 0;
     while n <= solver.max_assigned.load(Relaxed) {
         for turn in Color::ALL {
@@ -819,6 +823,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
                 solver.propagate(scratch, i, turn, n, &candidates);
             };
             let scratch = || (Node::new(&index), Vec::new());
+            let timed = traced.start();
             // Counted a chunk at a time: one shared counter per position would bounce
             // between the cores.
             if n <= cells::MAX_INLINE as u16 {
@@ -836,13 +841,16 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
                 at_n.par_iter()
                     .for_each_init(scratch, |scratch, &i| visit(i, scratch));
             }
+            traced.add("propagated", timed, || 0);
             if n % 2 == 1 {
+                let timed = traced.start();
                 // Each candidate is verified once, however many of its moves just lost.
                 let them = turn.opponent();
                 candidates.try_for_each_one(
                     || Node::new(&index),
                     |node, j| solver.settle_candidate(node, j, them, n),
                 )?;
+                traced.add("candidates verified", timed, || candidates.count());
                 candidates.clear_all();
             }
         }
@@ -851,6 +859,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     }
     bar.finish();
     drop(candidates);
+    traced.print(&format!("sweep of {}, {n} levels", material.name()));
 
     // 3. What is still undecided is drawn.
     solver.cells.settle_draws();

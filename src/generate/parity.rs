@@ -45,6 +45,7 @@
 use super::bits::Bits;
 use super::par_chunks;
 use crate::rules::MoveAttack;
+use crate::trace;
 use rayon::prelude::*;
 
 /// The highest priority: the opponent's idle move.
@@ -147,8 +148,12 @@ impl<G: RuleGame> RuleGame for ChasesAlone<'_, G> {
 pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
     // Where p wins little, most draws are held by idle moves at every turn: cut those off
     // first, cheaply (the search gives up where it would not be cheap).
-    idle_escapes(game, &won, &lost);
+    let step = trace::step("idle escapes");
+    let complete = idle_escapes(game, &won, &lost);
+    step.done(|| format!("complete {complete}, {} not won", lost.count()));
+    let step = trace::step("opponent's attractor");
     opponent_attractor(game, &lost);
+    step.done(|| format!("{} not won", lost.count()));
     solve_closed(game, won, lost)
 }
 
@@ -164,11 +169,16 @@ pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
 pub(crate) fn solve_within(game: &impl RuleGame, within: &Bits) -> Bits {
     let n = game.id_bound();
     let won = Bits::new(n);
+    let step = trace::step("settled from the exits");
     Solver::new(game).settle(within, &won);
+    step.done(|| format!("{} won", won.count()));
     let lost = Bits::new(n);
     lost.fill(n);
     lost.and_not_from(within);
-    if idle_escapes(game, &won, &lost) {
+    let step = trace::step("idle escapes");
+    let complete = idle_escapes(game, &won, &lost);
+    step.done(|| format!("complete {complete}, {} not won", lost.count()));
+    if complete {
         // Draws were cut off, and what moves into them with them: settled again over the
         // rest (cheap: the search completes only where p forces little).
         opponent_attractor(game, &lost);
@@ -177,7 +187,9 @@ pub(crate) fn solve_within(game: &impl RuleGame, within: &Bits) -> Bits {
     drop(lost);
     let open = Bits::new(n);
     open.assign_and_not(within, &won);
+    let step = trace::step("solved");
     won.or_from(&Solver::new(game).wins(open, TOP));
+    step.done(|| format!("{} won", won.count()));
     won
 }
 
@@ -191,10 +203,14 @@ fn solve_closed(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
     open.fill(n);
     open.and_not_from(&lost);
     drop(lost);
+    let step = trace::step("settled from the exits");
     solver.settle(&open, &won);
+    step.done(|| format!("{} won", won.count()));
     // Every node left has a move left and no exit: the game proper.
     open.and_not_from(&won);
+    let step = trace::step("solved");
     won.or_from(&solver.wins(open, TOP));
+    step.done(|| format!("{} won", won.count()));
     won
 }
 

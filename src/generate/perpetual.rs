@@ -27,6 +27,7 @@ use super::parity::{self, RuleGame};
 use super::{GenError, Neighbours, Node, Solver, node, par_chunks};
 use crate::index::MaterialIndex;
 use crate::rules::{Color, MoveAttack, Position, Role};
+use crate::trace;
 use crate::value::{Rule, Value};
 use rayon::prelude::*;
 use std::path::Path;
@@ -432,15 +433,21 @@ fn rule_wins(draws: &Draws) -> [Bits; 3] {
     }
     // What the perpetual-check rule alone gives p, by the faster solver, is won under the
     // 棋例's rules too.
+    let step = trace::step("perpetual-check fixpoint");
     let by_check = Fixpoint::solve(draws, spend_for(draws, 0));
+    step.done(|| format!("{} of {nodes} draws won", by_check.count()));
     let known = Bits::new(nodes);
     known.copy_from(&by_check);
+    let step = trace::step("the 棋例's game");
     let won = parity::solve(draws, known, Bits::new(nodes));
+    step.done(|| format!("{} won", won.count()));
     // Only the wins the perpetual-check rule leaves need a rule named: p wins nothing else
     // with the opponent's checks taken as idle moves.
     let by_chase = Bits::new(nodes);
     if won.count_and_not(&by_check) > 0 {
+        let step = trace::step("the game of chases alone");
         by_chase.copy_from(&parity::solve_within(&parity::ChasesAlone(draws), &won));
+        step.done(|| format!("{} won", by_chase.count()));
     }
     [won, by_check, by_chase]
 }
@@ -473,12 +480,15 @@ impl Solver<'_> {
                 // The cells are still on disk, unchanged: the last pass marked nothing.
                 Some(draws) => draws,
                 None => {
+                    let step = trace::step("draws and their flags");
                     self.spill_cells(spill)?;
                     let outcomes = self.read_spilled_outcomes(spill)?;
-                    Draws {
+                    let draws = Draws {
                         chases,
                         ..Draws::new(self, p, outcomes, other_flags && k == 0)?
-                    }
+                    };
+                    step.done(|| format!("{p:?}: {} draws", draws.ids.count()));
+                    draws
                 }
             };
             #[allow(unused_mut)]
@@ -495,7 +505,9 @@ impl Solver<'_> {
                         (false, false) => Rule::Mixed,
                     })
             };
+            let step = trace::step("rule results marked");
             self.mark_rule_results(p, spill, &draws.ids, rule_of, &mut counts)?;
+            step.done(|| format!("{p:?}"));
             drop((by_check, by_chase));
             if other_flags && k == 0 {
                 // The cells stay on disk for the other side's pass, with p's results.

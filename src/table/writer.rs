@@ -2,6 +2,7 @@
 //! complete, the temporary files of dead writers removed, and `repack` to the current format.
 
 use super::*;
+use crate::trace;
 use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, rule_of_stored};
 use std::fs;
 use std::io::Write;
@@ -501,10 +502,15 @@ pub fn write_table_with(
     let (dtm, dtm_side) = match distances {
         Distances::None => (None, None),
         Distances::OneSide => {
+            let step = trace::step("DTM side judged");
             let value_bytes = dtm_value_bytes(&values);
             let plan = smaller_side(&values, value_bytes);
             let side = plan.sides[0];
+            let settled = plan.frames.is_some();
+            step.done(|| format!("side {side}, frames kept {settled}"));
+            let step = trace::step("DTM written");
             let section = dtm_section(path, &values, value_bytes, plan)?;
+            step.done(|| format!("{} bytes", section.0.offsets.last().unwrap_or(&0)));
             (Some(section), Some(side))
         }
         Distances::BothSides => {
@@ -521,9 +527,11 @@ pub fn write_table_with(
     };
     let rule_codes =
         [0, 1].map(|side| dtm.is_none() || dtm_side.is_some_and(|stored| stored != side));
+    let step = trace::step("WDL written");
     let codes = values.into_wdl_codes(rule_codes);
     let mut payload = Vec::new();
     let wdl = append_wdl_section(&mut payload, codes);
+    step.done(|| format!("{} bytes", payload.len()));
     let at = payload.len() as u64;
     let header = Header {
         format_version: FORMAT_VERSION,
@@ -545,7 +553,9 @@ pub fn write_table_with(
             0..section.offsets.last().copied().unwrap_or(0),
         )
     });
+    let step = trace::step("file written");
     let written = write_file(path, &header, &payload, spill.clone());
+    step.done(|| format!("{written:?}"));
     if let Some((spill, _)) = spill {
         let _ = fs::remove_file(spill);
     }
