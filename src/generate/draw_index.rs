@@ -118,6 +118,21 @@ impl RankedBits {
         lo as u64 * 64 + word.trailing_zeros() as u64
     }
 
+    /// The positions of the set bits, ascending: a walk over the words, where asking
+    /// [`RankedBits::select`] of each rank would search for each.
+    pub(crate) fn ones_ascending(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, &word)| {
+            let mut left = word;
+            std::iter::from_fn(move || {
+                (left != 0).then(|| {
+                    let bit = left.trailing_zeros() as u64;
+                    left &= left - 1;
+                    w as u64 * 64 + bit
+                })
+            })
+        })
+    }
+
     /// Set bits before word `w`.
     #[inline]
     fn ones_before_word(&self, w: usize) -> u64 {
@@ -166,6 +181,12 @@ impl DrawIndex {
     pub(crate) fn ids_of(&self, side: Color) -> std::ops::Range<u64> {
         let first = self.first_of(side);
         first..first + self.sides[side.index()].ones()
+    }
+
+    /// The node ids of `side` to move's draws with their slots, ascending.
+    pub(crate) fn nodes_of(&self, side: Color) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.ids_of(side)
+            .zip(self.sides[side.index()].ones_ascending())
     }
 
     /// The node id of `slot` with `side` to move, if it is a draw.
@@ -218,6 +239,11 @@ mod tests {
                 assert_eq!(sparse.select(r as u64), i, "select {r} of every {step}th");
             }
         }
+        let ascending: Vec<u64> = bits.ones_ascending().collect();
+        assert_eq!(
+            ascending,
+            (0..len).filter(|&i| bit(i)).collect::<Vec<u64>>()
+        );
         let all = RankedBits::new(len, |_| true);
         assert_eq!(all.select(len - 1), len - 1);
         assert_eq!(all.rank_of_set(len - 1), Some(len - 1));

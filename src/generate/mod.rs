@@ -583,18 +583,24 @@ impl Solver<'_> {
 
     /// Writes the cells to `path` and frees them while a pass that does not read them runs.
     fn spill_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
-        self.cells.spill(path).map_err(|source| GenError::Spill {
+        let step = trace::step("cells spilled");
+        let spilled = self.cells.spill(path).map_err(|source| GenError::Spill {
             path: path.to_path_buf(),
             source,
-        })
+        });
+        step.done(|| path.display().to_string());
+        spilled
     }
 
     /// Reads back the cells [`Solver::spill_cells`] wrote.
     fn restore_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
-        self.cells.restore(path).map_err(|source| GenError::Spill {
+        let step = trace::step("cells read back");
+        let restored = self.cells.restore(path).map_err(|source| GenError::Spill {
             path: path.to_path_buf(),
             source,
-        })
+        });
+        step.done(|| path.display().to_string());
+        restored
     }
 
     fn note_assigned(&self, v: u16) {
