@@ -12,14 +12,14 @@ use serde::Serialize;
 /// Threads the rates below were measured with (a 2-core machine of the CI kind).
 const MEASURED_THREADS: f64 = 2.0;
 /// Seconds per slot (both sides to move together) of initialising, the sweeps and writing a
-/// set past [`LARGE_RULE_PASS_SLOTS`]: stop 38's KRNKRAB family run KRNKRA 0.68e-6 (90 s of
-/// 294), KRNKRB 0.66e-6 (139 s of 445), KRNKRAB 0.72e-6 (667 s of 2,554). Not measured since
-/// stop 44's reused nodes, which took a third off the 5-men sets' sweeps: likely high now.
-const SOLVE_SECONDS_PER_SLOT: f64 = 0.72e-6;
+/// set past [`LARGE_RULE_PASS_SLOTS`]: stop 46's KRNKRAB family run (stop 45's binary)
+/// KRNKRA 0.54e-6 (72.5 s of 201), KRNKRB 0.52e-6 (109 s of 323), KRNKRAB 0.57e-6 (527 s of
+/// 1,825); stop 38's 0.68e-6, 0.66e-6 and 0.72e-6.
+const SOLVE_SECONDS_PER_SLOT: f64 = 0.57e-6;
 /// As [`SOLVE_SECONDS_PER_SLOT`], for a set of at most [`LARGE_RULE_PASS_SLOTS`]: every set up
-/// to 5 men (1.118e9 slots) 0.49e-6 at stop 44 (551 s of 784); stop 43 0.61e-6, stop 37
-/// 0.74e-6.
-const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.5e-6;
+/// to 5 men (1.118e9 slots) 0.41e-6 at stop 46 (455 s of 618), stop 44 0.49e-6, stop 43
+/// 0.61e-6, stop 37 0.74e-6.
+const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.42e-6;
 /// Seconds per slot of the perpetual-check pass by bitmaps. It grows with the set and its
 /// share of draws: session 27's binary KRNKR 0.95e-6 (31 s), KRNKRA 1.54e-6 (205.5 s; the
 /// plan then says 340 s for the whole set, which took 362 s); earlier KRNKRAB 1.81e-6 (1,667
@@ -27,21 +27,23 @@ const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.5e-6;
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// Seconds per slot of the `asian` rule pass (the five-priority game of checks and chases,
 /// after the perpetual-check fixpoint that seeds it), over every set up to 5 men (1.118e9
-/// slots, 2 threads): stop 44 232.3 s of rule pass (2.08e-7), stop 43 253.5 s, stop 42 319 s,
-/// stop 37 388 s. Its spread is wide: KRCKR 38 s, KRNKR 23 s, most sets well under a second,
-/// so a set's estimate can be far off while a run's total is about right. Set above the
-/// 5-men mean so that a rule-heavy family stays within 25% too: with stop 44's binary every
-/// set up to 5 men is planned at 916 s (784 s measured), KRNKR's family at 27.8 s (36.2 s
-/// within the same run).
-const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 3.2e-7;
+/// slots, 2 threads): stop 46 162.5 s of rule pass (1.45e-7), stop 44 232.3 s, stop 43 253.5
+/// s, stop 42 319 s, stop 37 388 s. Its spread is wide: KRCKR 27 s, KRNKR 17 s (5.1e-7), most
+/// sets well under a second, so a set's estimate can be far off while a run's total is about
+/// right. Set above the 5-men mean so that a rule-heavy family stays within 25% too: with
+/// stop 46's binary every set up to 5 men is planned at 749 s (618 s measured, +21%), KRNKR's
+/// family at about 24.5 s (31.7 s, -23%).
+const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 2.5e-7;
 /// Slots a side past which a set's `asian` rule pass is planned at
 /// [`LARGE_PRIORITY_RULE_SECONDS_PER_SLOT`]: KRNKR (3.3e7) runs at about the 5-men rate,
 /// KRNKRA (1.3e8) at the large one.
 const LARGE_RULE_PASS_SLOTS: u64 = 1 << 26;
 /// Seconds per slot of the `asian` rule pass of a set past [`LARGE_RULE_PASS_SLOTS`], where most
-/// slot-positions are draws the game must settle: stop 38's KRNKRAB family run, KRNKRA 1.53e-6
-/// (204 s), KRNKRB 1.46e-6 (306 s), KRNKRAB 2.05e-6 (1,887 s).
-const LARGE_PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 1.9e-6;
+/// slot-positions are draws the game must settle: stop 46's KRNKRAB family run (stop 45's
+/// binary), KRNKRA 0.96e-6 (129 s), KRNKRB 1.02e-6 (214 s), KRNKRAB 1.41e-6 (1,298 s); stop
+/// 38's 1.53e-6, 1.46e-6 and 2.05e-6. With these rates the family is planned at about 40.5
+/// minutes (40 min 13 s measured), KRNKRAB itself within 6%, KRNKRA and KRNKRB 22-24% high.
+const LARGE_PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 1.3e-6;
 /// Bytes on disk per slot of a table with both sides' distances, measured over every set up
 /// to 5 men (0.228 with DTM as halves, format 7: 254.5 MB for 1.118e9 slots; KRNKR 0.30,
 /// KRCKR 0.17): what a table of more than 2^26 slots a side takes.
