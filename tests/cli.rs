@@ -870,3 +870,43 @@ fn gen_stores_one_side_s_distances_unless_asked_for_both() {
         .assert()
         .failure();
 }
+
+#[test]
+fn canju_trace_says_where_a_generation_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let traced = |trace: bool| {
+        let mut cmd = canju();
+        cmd.args([
+            "gen",
+            "KRKR",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--force",
+        ]);
+        if trace {
+            cmd.env("CANJU_TRACE", "1");
+        } else {
+            cmd.env_remove("CANJU_TRACE");
+        }
+        let out = cmd.assert().success().get_output().stderr.clone();
+        String::from_utf8(out).unwrap()
+    };
+    let on = traced(true);
+    for step in [
+        "sub-tables read: KRKR",
+        "sweep of KRKR",
+        "candidates verified",
+        "draws and their flags",
+        "perpetual-check fixpoint",
+        "fixpoint round: 1",
+        "the 棋例's game",
+        "DTM written",
+        "WDL written",
+    ] {
+        assert!(on.contains(step), "no trace of {step:?} in:\n{on}");
+    }
+    assert!(
+        !traced(false).contains("trace "),
+        "a trace without CANJU_TRACE"
+    );
+}
