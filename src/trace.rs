@@ -1,6 +1,8 @@
 //! Timings of the generator's inner steps for whoever tunes it: with the environment
 //! variable `CANJU_TRACE` set (to anything), each traced step prints its wall time and what
-//! it did to standard error, one line a step. Unset, a step costs one relaxed load.
+//! it did to standard error, one line a step. Unset, a step costs one read of a flag set
+//! once. A step's line may come after the lines of the steps it holds (a fixpoint round
+//! after its levels).
 //!
 //! `gen --json` gives each phase's time; this says where a phase's time went (the rule pass's
 //! draws, each of the fixpoint's rounds, each game's solver) without a special build.

@@ -895,6 +895,7 @@ fn canju_trace_says_where_a_generation_goes() {
     for step in [
         "sub-tables read: KRKR",
         "sweep of KRKR",
+        "positions propagated",
         "candidates verified",
         "draws and their flags",
         "perpetual-check fixpoint",

@@ -376,10 +376,9 @@ impl Cells {
     /// # Errors
     /// The file cannot be read or is shorter than the cells.
     pub(super) fn read_spilled_outcomes(&self, path: &Path) -> std::io::Result<[Outcomes; 2]> {
-        const CHUNK_CELLS: usize = OUTCOME_CHUNK_CELLS;
         let words = self.size.div_ceil(8) as usize;
         let mut f = std::fs::File::open(path)?;
-        let mut bytes = vec![0u8; CHUNK_CELLS.min(8 * words)];
+        let mut bytes = vec![0u8; OUTCOME_CHUNK_CELLS.min(8 * words)];
         let mut read_side = |side: usize| -> std::io::Result<Outcomes> {
             let big = self.big[side].lock().expect("no panic holds the lock");
             // The stored form says what a cell means; only a win's cell is read through it.
@@ -391,12 +390,12 @@ impl Cells {
             // The side's cells are whole words of 8 (padding cells are never drawn or won).
             let cells = 8 * words;
             for (c, (draws, wins)) in draws
-                .chunks_mut(CHUNK_CELLS / 64)
-                .zip(wins.chunks_mut(CHUNK_CELLS / 64))
+                .chunks_mut(OUTCOME_CHUNK_CELLS / 64)
+                .zip(wins.chunks_mut(OUTCOME_CHUNK_CELLS / 64))
                 .enumerate()
             {
-                let first = c * CHUNK_CELLS;
-                let chunk = &mut bytes[..CHUNK_CELLS.min(cells - first)];
+                let first = c * OUTCOME_CHUNK_CELLS;
+                let chunk = &mut bytes[..OUTCOME_CHUNK_CELLS.min(cells - first)];
                 f.read_exact(chunk)?;
                 let chunk = &*chunk;
                 draws

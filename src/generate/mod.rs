@@ -829,7 +829,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
                 solver.propagate(scratch, i, turn, n, &candidates);
             };
             let scratch = || (Node::new(&index), Vec::new());
-            let timed = traced.start();
+            let (timed, before) = (traced.start(), decided.load(Relaxed));
             // Counted a chunk at a time: one shared counter per position would bounce
             // between the cores.
             if n <= cells::MAX_INLINE as u16 {
@@ -847,7 +847,9 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
                 at_n.par_iter()
                     .for_each_init(scratch, |scratch, &i| visit(i, scratch));
             }
-            traced.add("propagated", timed, || 0);
+            traced.add("positions propagated", timed, || {
+                decided.load(Relaxed) - before
+            });
             if n % 2 == 1 {
                 let timed = traced.start();
                 // Each candidate is verified once, however many of its moves just lost.

@@ -480,9 +480,9 @@ impl Solver<'_> {
                 // The cells are still on disk, unchanged: the last pass marked nothing.
                 Some(draws) => draws,
                 None => {
-                    let step = trace::step("draws and their flags");
                     self.spill_cells(spill)?;
                     let outcomes = self.read_spilled_outcomes(spill)?;
+                    let step = trace::step("draws and their flags");
                     let draws = Draws {
                         chases,
                         ..Draws::new(self, p, outcomes, other_flags && k == 0)?
