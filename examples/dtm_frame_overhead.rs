@@ -13,11 +13,12 @@ fn main() {
         };
         let bytes = std::fs::read(&p).unwrap();
         let start = t.payload_start();
+        let bare = dtm.codec == canju::table::Codec::ZstdBare;
         for w in dtm.offsets.windows(2) {
             let frame = &bytes[start + w[0] as usize..start + w[1] as usize];
             frames += 1;
             total += frame.len() as u64;
-            overhead += frame_overhead(frame);
+            overhead += frame_overhead(frame, bare);
         }
     }
     println!(
@@ -26,10 +27,12 @@ fn main() {
     );
 }
 
-/// Bytes of `frame` that are not compressed data: its header, each block's 3-byte header,
-/// and the 4-byte checksum if flagged (zstd frame format, RFC 8878).
-fn frame_overhead(frame: &[u8]) -> u64 {
-    let fhd = frame[4];
+/// Bytes of `frame` that are not compressed data: its magic number (none in a `bare` frame of
+/// format 10), header, each block's 3-byte header, and the 4-byte checksum if flagged (zstd
+/// frame format, RFC 8878).
+fn frame_overhead(frame: &[u8], bare: bool) -> u64 {
+    let magic = if bare { 0 } else { 4 };
+    let fhd = frame[magic];
     let fcs_flag = fhd >> 6;
     let single_segment = fhd >> 5 & 1 == 1;
     let checksum = fhd >> 2 & 1 == 1;
@@ -41,7 +44,7 @@ fn frame_overhead(frame: &[u8]) -> u64 {
         (2, _) => 4,
         _ => 8,
     };
-    let header = 4 + 1 + usize::from(!single_segment) + dict_id + fcs;
+    let header = magic + 1 + usize::from(!single_segment) + dict_id + fcs;
     let mut at = header;
     let mut blocks = 0;
     loop {

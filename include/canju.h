@@ -55,6 +55,11 @@
  */
 #define CANJU_MAX_MOVES 128
 
+/**
+ * The first format that may hold [`Codec::ZstdBare`] sections.
+ */
+#define BARE_FRAMES_VERSION 10
+
 
 
 

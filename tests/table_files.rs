@@ -306,7 +306,7 @@ fn format_3_tables_still_read() {
 }
 
 #[test]
-fn format_7_tables_read_as_check_and_repack_to_the_check_name_keeping_their_payload() {
+fn format_7_tables_read_as_check_and_repack_to_the_check_name_keeping_their_values() {
     // Written by canju's format 7, the last whose `asian` was the perpetual-check rule alone:
     // KNK with distances, KCKA without (`--wdl-only`).
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format7");
@@ -330,17 +330,20 @@ fn format_7_tables_read_as_check_and_repack_to_the_check_name_keeping_their_payl
         assert_eq!(old.header().format_version, 7);
         assert_eq!(old.header().rules, "check");
         let payload = std::fs::read(&old_path).unwrap()[old.payload_start()..].to_vec();
+        let values = old.load_dtm().ok().map(|d| d.into_stored());
         drop(old);
         let r = canju::table::repack(&old_path).unwrap();
         assert_eq!(r.path, dir.path().join(format!("{name}.check.ctb")));
         assert!(!old_path.exists());
         let new = canju::table::TableFile::open(&r.path).unwrap();
         assert_eq!(new.header().format_version, canju::table::FORMAT_VERSION);
-        assert_eq!(
-            std::fs::read(&r.path).unwrap()[new.payload_start()..],
-            payload[..]
-        );
+        assert_repacked(&new, &payload);
         new.verify_checksums().unwrap();
+        assert_eq!(
+            new.load_dtm().ok().map(|d| d.into_stored()),
+            values,
+            "{name}"
+        );
     }
     let check = Tablebase::with_rules(dir.path(), RuleSet::Check);
     assert_eq!(check.probe(&knk).unwrap(), canju::value::Value::Win(5));
@@ -382,7 +385,7 @@ fn format_4_tables_still_read_and_repack_to_the_current_format() {
     // Its DTM section is stored again as halves, in fewer bytes.
     assert_eq!(
         new.header().dtm.as_ref().unwrap().codec,
-        canju::table::Codec::ZstdHalves
+        canju::table::Codec::ZstdBare
     );
     assert!(new.section_bytes(canju::table::SectionKind::Dtm) < old_dtm_bytes);
     assert_eq!(read_table(&path).unwrap().values, old_values);
@@ -665,7 +668,7 @@ fn krk_dir_cached() -> (std::path::PathBuf, std::path::PathBuf) {
 }
 
 #[test]
-fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_payload() {
+fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_values() {
     // Written by canju's format 8 (both sides' distances; `asian` with the chase rule):
     // KRKN and every set it and KNKA reach.
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format8");
@@ -701,24 +704,131 @@ fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_payloa
         }
         canju::verify::verify_table(&old, m).unwrap();
     }
-    // Repacked: today's format, the payload byte for byte (both sides stay stored).
+    // Repacked: today's format, the same values (both sides stay stored).
     let path = old_dir.path().join("KRKN.asian.ctb");
-    let payload = {
+    let (payload, before) = {
         let f = canju::table::TableFile::open(&path).unwrap();
-        std::fs::read(&path).unwrap()[f.payload_start()..].to_vec()
+        let payload = std::fs::read(&path).unwrap()[f.payload_start()..].to_vec();
+        (payload, read_table(&path).unwrap().values)
     };
     old.forget(sets[0]);
     let r = canju::table::repack(&path).unwrap();
     assert_eq!(r.path, path);
+    assert!(r.after < r.before, "bare frames are smaller");
     let f = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(f.header().format_version, canju::table::FORMAT_VERSION);
     assert_eq!(f.header().dtm_side, None);
-    assert_eq!(
-        std::fs::read(&path).unwrap()[f.payload_start()..],
-        payload[..]
+    assert_repacked(&f, &payload);
+    let after = read_table(&path).unwrap().values;
+    assert_eq!(after.each_ref().map(|v| v.is_some()), [true; 2]);
+    assert_eq!(after, before);
+}
+
+/// Checks a table repacked from formats 7 to 9 (whose old payload was `payload`): its WDL
+/// section is the old one byte for byte, and its DTM section, if any, bare frames.
+fn assert_repacked(new: &canju::table::TableFile, payload: &[u8]) {
+    let h = new.header();
+    let bytes = std::fs::read(new.path()).unwrap()[new.payload_start()..].to_vec();
+    let wdl_end = *h.wdl.offsets.last().unwrap() as usize;
+    assert_eq!(bytes[..wdl_end], payload[..wdl_end]);
+    if let Some(dtm) = &h.dtm {
+        assert_eq!(dtm.codec, canju::table::Codec::ZstdBare);
+    } else {
+        assert_eq!(bytes, payload);
+    }
+}
+
+#[test]
+fn format_9_tables_read_as_today_and_repack_to_bare_frames_keeping_their_values() {
+    // Written by canju's format 9 (one side's distances in zstd frames with their own
+    // checksums): KRKN and every set it and KNKA reach.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format9");
+    let old_dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), old_dir.path().join(e.file_name())).unwrap();
+    }
+    let old = Tablebase::open(old_dir.path());
+    let new_dir = tempfile::tempdir().unwrap();
+    let new = Tablebase::open(new_dir.path());
+    let sets = ["KRKN", "KNKA"].map(|m| Material::parse(m).unwrap());
+    generate_all(&new, &sets, &GenOptions::default()).unwrap();
+    for m in sets {
+        let (o, n) = (old.table(m).unwrap(), new.table(m).unwrap());
+        assert_eq!(o.file.header().format_version, 9);
+        let codec = |t: &canju::probe::Table| t.file.header().dtm.as_ref().unwrap().codec;
+        assert_eq!(codec(&o), canju::table::Codec::ZstdHalves, "{m}");
+        assert_eq!(codec(&n), canju::table::Codec::ZstdBare, "{m}");
+        for (_, pos) in o.index.legal_positions() {
+            assert_eq!(
+                old.probe(&pos).unwrap(),
+                new.probe(&pos).unwrap(),
+                "{m} {}",
+                pos.fen()
+            );
+        }
+    }
+    for name in ["KRKN", "KNKA", "KNK", "KK"] {
+        let path = old_dir.path().join(format!("{name}.asian.ctb"));
+        let (payload, before) = {
+            let f = canju::table::TableFile::open(&path).unwrap();
+            let payload = std::fs::read(&path).unwrap()[f.payload_start()..].to_vec();
+            (payload, read_table(&path).unwrap().values)
+        };
+        old.forget(Material::parse(name).unwrap());
+        let r = canju::table::repack(&path).unwrap();
+        assert_eq!(r.path, path);
+        let f = canju::table::TableFile::open(&path).unwrap();
+        assert_eq!(f.header().format_version, canju::table::FORMAT_VERSION);
+        assert_repacked(&f, &payload);
+        assert_eq!(read_table(&path).unwrap().values, before, "{name}");
+        if name == "KRKN" {
+            // Its frames take 9 to 13 bytes fewer each (a set of a few frames may grow:
+            // zstd's btopt, faster than the btultra of format 9's files, loses more there).
+            assert!(
+                r.after < r.before,
+                "{name}: {} against {}",
+                r.after,
+                r.before
+            );
+        }
+        // Repacked again: already current, nothing rewritten.
+        let again = canju::table::repack(&path).unwrap();
+        assert_eq!(again.before, again.after);
+    }
+}
+
+#[test]
+fn a_damaged_dtm_section_never_reads_as_a_value() {
+    // Bare frames carry no checksum: the section's chunk sums must catch every damaged
+    // byte, including those after which a frame still decodes.
+    let (_dir, path) = krk_dir();
+    let bytes = std::fs::read(&path).unwrap();
+    let good = canju::table::TableFile::open(&path).unwrap();
+    let h = good.header().clone();
+    let dtm = h.dtm.clone().unwrap();
+    assert_eq!(dtm.codec, canju::table::Codec::ZstdBare);
+    let side = h.dtm_side.unwrap() as usize;
+    let decided: Vec<u64> = (0..h.slots)
+        .filter(|&i| good.wdl(side, i).is_ok_and(|w| w != canju::table::WDL_DRAW))
+        .filter(|&i| good.dtm(side, i).is_ok())
+        .collect();
+    assert!(!decided.is_empty());
+    let (a, z) = (
+        dtm.offsets[0] as usize,
+        *dtm.offsets.last().unwrap() as usize,
     );
-    assert_eq!(
-        read_table(&path).unwrap().values.map(|v| v.is_some()),
-        [true; 2]
-    );
+    let bad_path = path.with_file_name("bad.ctb");
+    for at in (a..z).step_by(5) {
+        let mut bad = bytes.clone();
+        bad[good.payload_start() + at] ^= 0x10;
+        std::fs::write(&bad_path, &bad).unwrap();
+        let file = canju::table::TableFile::open(&bad_path).unwrap();
+        for &i in &decided {
+            assert!(
+                matches!(file.dtm(side, i), Err(TableError::CorruptPayload(_))),
+                "byte {at} damaged, slot {i} read"
+            );
+        }
+    }
 }

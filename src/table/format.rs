@@ -23,7 +23,14 @@ pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
 /// Format 9 may store the distances of one side to move only ([`Header::dtm_side`]): the
 /// other side's follow by a one-ply search over the stored side (`crate::probe`), and its WDL
 /// codes tell results by the rule apart, as a table without distances does.
-pub const FORMAT_VERSION: u32 = 9;
+///
+/// Format 10 writes the DTM section as [`Codec::ZstdBare`]: frames without the magic number,
+/// dictionary id, content size and checksum each zstd frame carried (13 of their 18 bytes a
+/// frame besides the data), checked by chunk sums as the WDL section is. A section of
+/// format 9 ([`Codec::ZstdHalves`]) is still a valid format-10 section.
+pub const FORMAT_VERSION: u32 = 10;
+/// The first format that may hold [`Codec::ZstdBare`] sections.
+pub const BARE_FRAMES_VERSION: u32 = 10;
 /// Oldest layout still read (3: WDL in zstd frames, no dictionaries; 4: with dictionaries;
 /// 5: WDL blocks of one stream and any size, payload right after the header; 6: the DTM
 /// section always present, WDL codes 0 to 2; 7: DTM as halves, `--wdl-only`; 8: `asian` with the
@@ -208,12 +215,12 @@ pub struct Section {
     /// [`Codec::Lzh`] from format 6: bytes of the first stream of each block (blocks of
     /// [`lzh::BLOCK_BYTES`] holding two streams; see [`lzh::Layout::Paired`]).
     pub block_splits: Vec<u8>,
-    /// [`Codec::Lzh`]: xxh3-64 of each [`CHECK_CHUNK`] bytes of the section (the last may be
-    /// shorter), checked the first time a probe reads from the chunk.
+    /// [`Codec::Lzh`] and [`Codec::ZstdBare`]: xxh3-64 of each [`CHECK_CHUNK`] bytes of the
+    /// section (the last may be shorter), checked the first time a probe reads from the chunk.
     pub chunk_sums: Vec<u64>,
 }
 
-/// Bytes of a [`Codec::Lzh`] section covered by one checksum.
+/// Bytes of a [`Codec::Lzh`] or [`Codec::ZstdBare`] section covered by one checksum.
 pub const CHECK_CHUNK: usize = 16 << 10;
 
 /// Block compression of a section.
@@ -230,6 +237,22 @@ pub enum Codec {
     /// loss in `n` as `n / 2`, a result by the rule as [`rule_half`]; draws and slots without
     /// a legal position repeat the value before them, as they need none.
     ZstdHalves,
+    /// DTM from format 10: [`Codec::ZstdHalves`]'s halves in zstd frames of the magicless
+    /// format, without dictionary id, content size or checksum (the reader knows the
+    /// dictionary and each block's length); the section's chunk sums check the bytes instead.
+    ZstdBare,
+}
+
+impl Codec {
+    /// True if the blocks hold halves ([`Codec::ZstdHalves`], [`Codec::ZstdBare`]).
+    pub fn holds_halves(self) -> bool {
+        matches!(self, Codec::ZstdHalves | Codec::ZstdBare)
+    }
+
+    /// True if each block is a zstd frame.
+    pub fn is_zstd(self) -> bool {
+        self != Codec::Lzh
+    }
 }
 
 /// A section as version 4 stored it (always zstd).
@@ -559,7 +582,13 @@ pub(super) fn check_section(s: &Section, slots: u64, sides: u64) -> bool {
         || !s.block_counts.is_empty()
         || !s.block_sizes.is_empty()
         || !s.block_splits.is_empty()
-        || !s.chunk_sums.is_empty()
+        || (s.codec != Codec::ZstdBare && !s.chunk_sums.is_empty())
+    {
+        return false;
+    }
+    if s.codec == Codec::ZstdBare
+        && s.chunk_sums.len() as u64
+            != (s.offsets.last().expect("not empty") - s.offsets[0]).div_ceil(CHECK_CHUNK as u64)
     {
         return false;
     }
@@ -572,21 +601,24 @@ pub(super) fn check_section(s: &Section, slots: u64, sides: u64) -> bool {
 
 /// True if the sections' codecs are those format `version` writes: WDL in zstd frames before
 /// format 5, [`Codec::Lzh`] from it; DTM distances in zstd frames before format 7, halves
-/// ([`Codec::ZstdHalves`]) from it, or no DTM section (format 7 on).
+/// ([`Codec::ZstdHalves`]) from it, bare frames of halves ([`Codec::ZstdBare`]) from format
+/// 10 (which also keeps format 9's sections, as `repack` leaves them), or no DTM section
+/// (format 7 on).
 fn codecs_fit_version(header: &Header, version: u32) -> bool {
     let wdl = if version >= 5 {
         Codec::Lzh
     } else {
         Codec::Zstd
     };
-    let dtm = if version >= 7 {
-        Codec::ZstdHalves
-    } else {
-        Codec::Zstd
+    let dtm_fits = |codec| match codec {
+        Codec::Zstd => version < 7,
+        Codec::ZstdHalves => version >= 7,
+        Codec::ZstdBare => version >= BARE_FRAMES_VERSION,
+        Codec::Lzh => false,
     };
     header.wdl.codec == wdl
         && match &header.dtm {
-            Some(section) => section.codec == dtm,
+            Some(section) => dtm_fits(section.codec),
             None => version >= 7,
         }
 }
@@ -656,7 +688,7 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
         6 => decode::<OldHeader<Section>>(head),
         7 => decode::<HeaderV8<SideStatsV7>>(head),
         8 => decode::<HeaderV8<SideStats>>(head),
-        FORMAT_VERSION => decode::<Header>(head),
+        PACKED_CODES_VERSION | BARE_FRAMES_VERSION => decode::<Header>(head),
         _ => {
             return Err(TableError::Version {
                 path: path.into(),

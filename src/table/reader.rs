@@ -35,9 +35,22 @@ pub enum SectionKind {
 }
 
 thread_local! {
-    /// This thread's zstd decompression context, made on first use.
-    static DCTX: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
-        const { std::cell::RefCell::new(None) };
+    /// This thread's zstd decompression contexts, made on first use: for frames of the
+    /// standard format, and for the magicless frames of [`Codec::ZstdBare`].
+    static DCTX: std::cell::RefCell<[Option<zstd::zstd_safe::DCtx<'static>>; 2]> =
+        const { std::cell::RefCell::new([None, None]) };
+}
+
+/// A zstd decompression context for frames of the standard format, or with `bare` for the
+/// magicless frames of [`Codec::ZstdBare`].
+fn decompression_context(bare: bool) -> zstd::zstd_safe::DCtx<'static> {
+    use zstd::zstd_safe::{DParameter, FrameFormat};
+    let mut dctx = zstd::zstd_safe::DCtx::create();
+    if bare {
+        dctx.set_parameter(DParameter::Format(FrameFormat::Magicless))
+            .expect("zstd accepts the magicless format");
+    }
+    dctx
 }
 
 /// A decompressed block and its key (section and block number).
@@ -55,8 +68,9 @@ pub struct TableFile {
     dictionaries: [Option<zstd::dict::DecoderDictionary<'static>>; 2],
     /// Decoder and block index of the WDL section when it is [`Codec::Lzh`].
     wdl_decoder: Option<(lzh::BlockDecoder, lzh::BlockIndex)>,
-    /// One bit per [`CHECK_CHUNK`] of an [`Codec::Lzh`] WDL section: checksum seen to match.
-    verified: Vec<AtomicU64>,
+    /// Per section (WDL, DTM), one bit per [`CHECK_CHUNK`] of a section with chunk sums
+    /// ([`Codec::Lzh`], [`Codec::ZstdBare`]): checksum seen to match.
+    verified: [Vec<AtomicU64>; 2],
 }
 
 impl TableFile {
@@ -72,7 +86,7 @@ impl TableFile {
         let blocks = header.dtm.as_ref().map_or(0, |s| s.offsets.len())
             + match header.wdl.codec {
                 Codec::Lzh => 0,
-                Codec::Zstd | Codec::ZstdHalves => header.wdl.offsets.len(),
+                Codec::Zstd | Codec::ZstdHalves | Codec::ZstdBare => header.wdl.offsets.len(),
             };
         let prepare = |s: &Section| {
             (!s.dictionary.is_empty())
@@ -96,11 +110,18 @@ impl TableFile {
                         check: "the WDL codes or block index",
                     })?,
             ),
-            Codec::Zstd | Codec::ZstdHalves => None,
+            Codec::Zstd | Codec::ZstdHalves | Codec::ZstdBare => None,
         };
-        let verified = (0..header.wdl.chunk_sums.len().div_ceil(64))
-            .map(|_| AtomicU64::new(0))
-            .collect();
+        let unverified = |s: Option<&Section>| {
+            let chunks = s.map_or(0, |s| s.chunk_sums.len());
+            (0..chunks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        };
+        let verified = [
+            unverified(Some(&header.wdl)),
+            unverified(header.dtm.as_ref()),
+        ];
         Ok(TableFile {
             dictionaries,
             wdl_decoder,
@@ -180,13 +201,23 @@ impl TableFile {
         Ok(())
     }
 
-    /// Checks the chunks of the WDL section that `range` of the payload touches against their
+    /// Checks the chunks of section `kind` that `range` of the payload touches against their
     /// checksums, unless already done.
-    fn check_chunks(&self, range: &std::ops::Range<usize>) -> Result<(), TableError> {
-        let s = &self.header.wdl;
-        let (base, end) = (s.offsets[0] as usize, s.offsets[1] as usize);
+    fn check_chunks(
+        &self,
+        kind: SectionKind,
+        range: &std::ops::Range<usize>,
+    ) -> Result<(), TableError> {
+        let s = self.section(kind)?;
+        let (base, end) = (
+            s.offsets[0] as usize,
+            *s.offsets.last().expect("end") as usize,
+        );
+        if range.is_empty() {
+            return Ok(());
+        }
         for c in (range.start - base) / CHECK_CHUNK..=(range.end - 1 - base) / CHECK_CHUNK {
-            let (word, bit) = (&self.verified[c / 64], 1u64 << (c % 64));
+            let (word, bit) = (&self.verified[kind as usize][c / 64], 1u64 << (c % 64));
             if word.load(Ordering::Relaxed) & bit != 0 {
                 continue;
             }
@@ -208,7 +239,7 @@ impl TableFile {
     }
 
     /// Decompresses block `b` (counted over both sides) of a zstd section.
-    fn decompress(&self, kind: SectionKind, b: usize) -> Result<Vec<u8>, TableError> {
+    pub(super) fn decompress(&self, kind: SectionKind, b: usize) -> Result<Vec<u8>, TableError> {
         let mut raw = Vec::new();
         self.decompress_into(kind, b, &mut raw)?;
         Ok(raw)
@@ -228,13 +259,18 @@ impl TableFile {
             k => n * k as usize,
         };
         let (a, z) = (s.offsets[b] as usize, s.offsets[b + 1] as usize);
+        let bare = s.codec == Codec::ZstdBare;
+        if bare {
+            // The frame has no checksum of its own.
+            self.check_chunks(kind, &(a..z))?;
+        }
         let frame = &self.payload()[a..z];
         raw.clear();
-        raw.reserve(want);
+        raw.reserve_exact(want);
         // One decompression context per thread: creating one costs more than a small block.
         let done = DCTX.with(|cell| {
             let mut cell = cell.borrow_mut();
-            let dctx = cell.get_or_insert_with(zstd::zstd_safe::DCtx::create);
+            let dctx = cell[bare as usize].get_or_insert_with(|| decompression_context(bare));
             match &self.dictionaries[kind as usize] {
                 Some(d) => dctx.decompress_using_ddict(raw, frame, d.as_ddict()),
                 None => dctx.decompress(raw, frame),
@@ -310,7 +346,7 @@ impl TableFile {
     pub fn wdl(&self, side: usize, index: u64) -> Result<u8, TableError> {
         if let Some((decoder, blocks)) = &self.wdl_decoder {
             let (block, at) = blocks.locate(side as u64 * self.header.slots + index);
-            self.check_chunks(&block.bytes)?;
+            self.check_chunks(SectionKind::Wdl, &block.bytes)?;
             return decoder
                 .value_at(&self.payload()[block.bytes.clone()], &block, at)
                 .ok_or_else(|| TableError::CorruptPayload(self.path.clone()));
@@ -334,7 +370,7 @@ impl TableFile {
         let (codec, value_bytes) = (s.codec, s.value_bytes);
         // Halves: the WDL code first, so that a draw needs no DTM block at all.
         let code = match codec {
-            Codec::ZstdHalves => Some(self.wdl(side, index)?),
+            Codec::ZstdHalves | Codec::ZstdBare => Some(self.wdl(side, index)?),
             _ => None,
         };
         if code == Some(WDL_DRAW) {
@@ -451,7 +487,7 @@ impl TableFile {
     fn read_dtm_side(&self, side: usize) -> Result<DtmSide, TableError> {
         let byte = |[b]: [u8; 1]| b;
         let s = self.section(SectionKind::Dtm)?;
-        if s.codec == Codec::ZstdHalves {
+        if s.codec.holds_halves() {
             return self.read_halves_side(side, s.value_bytes);
         }
         Ok(match s.value_bytes {
@@ -460,7 +496,7 @@ impl TableFile {
         })
     }
 
-    /// One side of a [`Codec::ZstdHalves`] section, whole (checksums checked by the caller),
+    /// One side of a [`Codec::ZstdHalves`] or [`Codec::ZstdBare`] section, whole (checksums checked by the caller),
     /// made whole with the side's WDL codes.
     fn read_halves_side(&self, side: usize, value_bytes: u8) -> Result<DtmSide, TableError> {
         let mut values = match value_bytes {

@@ -174,16 +174,87 @@ pub(super) fn compressor(dictionary: &[u8]) -> zstd::bulk::Compressor<'static> {
     compressor_at(ZSTD_LEVEL, dictionary)
 }
 
-/// As [`compressor`], at zstd level `level`.
+/// As [`compressor`], at zstd level `level`: frames of [`Codec::ZstdBare`] (magicless,
+/// without dictionary id, content size or checksum).
 fn compressor_at(level: i32, dictionary: &[u8]) -> zstd::bulk::Compressor<'static> {
+    use zstd::zstd_safe::{CParameter, FrameFormat};
     let mut c =
         zstd::bulk::Compressor::with_dictionary(level, dictionary).expect("zstd compressor");
-    c.include_checksum(true).expect("zstd checksum flag");
+    let mut parameters = vec![
+        CParameter::Format(FrameFormat::Magicless),
+        CParameter::ChecksumFlag(false),
+        CParameter::DictIdFlag(false),
+        CParameter::ContentSizeFlag(false),
+    ];
     if level == ZSTD_LEVEL {
-        c.set_parameter(zstd::zstd_safe::CParameter::Strategy(ZSTD_STRATEGY))
-            .expect("zstd strategy");
+        parameters.push(CParameter::Strategy(ZSTD_STRATEGY));
+    }
+    for p in parameters {
+        c.set_parameter(p).expect("a zstd parameter");
     }
     c
+}
+
+/// The DTM section being written a frame at a time: the frames' offsets from the section's
+/// start, its checksum, and the xxh3-64 of each [`CHECK_CHUNK`] bytes (the chunk being filled,
+/// its bytes so far, the sums of the full ones).
+#[derive(Default)]
+struct FrameWriter {
+    offsets: Vec<u64>,
+    checksum: xxhash_rust::xxh3::Xxh3,
+    chunk: xxhash_rust::xxh3::Xxh3,
+    filled: usize,
+    chunk_sums: Vec<u64>,
+}
+
+impl FrameWriter {
+    /// Writes the section's next frame to `out`.
+    fn append(&mut self, out: &mut impl Write, frame: &[u8]) -> std::io::Result<()> {
+        out.write_all(frame)?;
+        self.checksum.update(frame);
+        let end = self.offsets.last().copied().unwrap_or(0) + frame.len() as u64;
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.offsets.push(end);
+        let mut bytes = frame;
+        while !bytes.is_empty() {
+            let take = bytes.len().min(CHECK_CHUNK - self.filled);
+            self.chunk.update(&bytes[..take]);
+            self.filled += take;
+            bytes = &bytes[take..];
+            if self.filled == CHECK_CHUNK {
+                self.chunk_sums.push(self.chunk.digest());
+                self.chunk.reset();
+                self.filled = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// The section written: [`Codec::ZstdBare`] frames of [`DTM_BLOCK`] halves of
+    /// `value_bytes` bytes, compressed with `dictionary`.
+    fn finish(mut self, value_bytes: u8, dictionary: Vec<u8>) -> Section {
+        if self.filled > 0 {
+            self.chunk_sums.push(self.chunk.digest());
+        }
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        Section {
+            block_values: DTM_BLOCK,
+            value_bytes,
+            offsets: self.offsets,
+            checksum: self.checksum.digest(),
+            dictionary,
+            codec: Codec::ZstdBare,
+            codes: vec![],
+            block_counts: vec![],
+            block_sizes: vec![],
+            block_splits: vec![],
+            chunk_sums: self.chunk_sums,
+        }
+    }
 }
 
 /// One zstd frame, in a vector no larger than it (the compressor allocates the worst case).
@@ -395,18 +466,13 @@ pub(super) fn write_dtm(
     } = plan;
     let blocks = sides.len() * values.slots().div_ceil(DTM_BLOCK as u64) as usize;
     let raw = |k: usize| dtm_block(values, value_bytes, &sides, k as u64);
-    let mut offsets = vec![0u64];
-    let mut checksum = xxhash_rust::xxh3::Xxh3::new();
-    let mut append = |frame: &[u8]| -> std::io::Result<()> {
-        out.write_all(frame)?;
-        checksum.update(frame);
-        offsets.push(offsets.last().copied().unwrap_or(0) + frame.len() as u64);
-        Ok(())
-    };
+    let mut section = FrameWriter::default();
     match ready {
         Some(frames) => {
             debug_assert_eq!(frames.len(), blocks, "a frame for every block");
-            frames.iter().try_for_each(|frame| append(frame))?;
+            for frame in &frames {
+                section.append(out, frame)?;
+            }
         }
         None => {
             for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
@@ -414,23 +480,54 @@ pub(super) fn write_dtm(
                     .into_par_iter()
                     .map_init(|| compressor(&dictionary), |c, k| compress(c, &raw(k)))
                     .collect();
-                frames.iter().try_for_each(|frame| append(frame))?;
+                for frame in &frames {
+                    section.append(out, frame)?;
+                }
             }
         }
     }
-    Ok(Section {
-        block_values: DTM_BLOCK,
-        value_bytes,
-        offsets,
-        checksum: checksum.digest(),
-        dictionary,
-        codec: Codec::ZstdHalves,
-        codes: vec![],
-        block_counts: vec![],
-        block_sizes: vec![],
-        block_splits: vec![],
-        chunk_sums: vec![],
-    })
+    Ok(section.finish(value_bytes, dictionary))
+}
+
+/// The DTM section of `old`, a [`Codec::ZstdHalves`] section (formats 7 to 9), as
+/// [`Codec::ZstdBare`] frames: each block decompressed and compressed again with the same
+/// dictionary, a batch at a time, into a temporary file beside `path` (offsets from the
+/// section's own start); and that file.
+fn bare_dtm_section(old: &TableFile, path: &Path) -> Result<(Section, PathBuf), TableError> {
+    use rayon::prelude::*;
+    let dtm = old
+        .header()
+        .dtm
+        .as_ref()
+        .ok_or_else(|| TableError::NoDistances(path.into()))?;
+    let blocks = dtm.offsets.len() - 1;
+    let spill = temporary_path(path, "dtm");
+    let spilled = || -> Result<Section, TableError> {
+        let file = fs::File::create(&spill).map_err(io_err(path))?;
+        let mut f = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut section = FrameWriter::default();
+        for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
+            let frames = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
+                .into_par_iter()
+                .map_init(
+                    || compressor(&dtm.dictionary),
+                    |c, k| Ok(compress(c, &old.decompress(SectionKind::Dtm, k)?)),
+                )
+                .collect::<Result<Vec<Vec<u8>>, TableError>>()?;
+            for frame in &frames {
+                section.append(&mut f, frame).map_err(io_err(path))?;
+            }
+        }
+        f.into_inner().map_err(|e| io_err(path)(e.into_error()))?;
+        Ok(section.finish(dtm.value_bytes, dtm.dictionary.clone()))
+    };
+    match spilled() {
+        Ok(section) => Ok((section, spill)),
+        Err(e) => {
+            let _ = fs::remove_file(&spill);
+            Err(e)
+        }
+    }
 }
 
 /// Compresses both sides' WDL codes ([`Codec::Lzh`]) and appends their blocks to `payload`
@@ -669,9 +766,10 @@ pub struct Repacked {
 }
 
 /// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
-/// rule set and statistics; everything is checked on the way in. A file of format 7 keeps its
-/// payload byte for byte (format 8 changed only what `asian` means); older ones are encoded
-/// again. An `asian` table of format 7 or earlier moves to its `check` name, the rule it
+/// rule set and statistics; everything is checked on the way in. A file of formats 7 to 9
+/// keeps its WDL section byte for byte (format 8 changed only what `asian` means), and its DTM
+/// blocks are compressed again as bare frames ([`Codec::ZstdBare`], format 10); older ones
+/// are encoded again. An `asian` table of format 7 or earlier moves to its `check` name, the rule it
 /// holds (an existing file of that name is replaced).
 ///
 /// # Errors
@@ -694,7 +792,29 @@ pub fn repack(path: &Path) -> Result<Repacked, TableError> {
         });
     }
     old.verify_checksums()?;
-    let after = if h.format_version >= 7 {
+    // Formats 7 to 9 write the DTM section right after the WDL section.
+    let halves = h
+        .dtm
+        .as_ref()
+        .is_some_and(|s| s.codec == Codec::ZstdHalves && h.wdl.offsets.last() == s.offsets.first());
+    let after = if h.format_version >= 7 && halves {
+        // The WDL section kept byte for byte, the DTM frames made bare.
+        let at = h.dtm.as_ref().map_or(0, |s| s.offsets[0]);
+        let (section, spill) = bare_dtm_section(&old, &target)?;
+        let header = Header {
+            format_version: FORMAT_VERSION,
+            dtm: Some(Section {
+                offsets: section.offsets.iter().map(|o| o + at).collect(),
+                ..section.clone()
+            }),
+            ..h.clone()
+        };
+        let bytes = 0..section.offsets.last().copied().unwrap_or(0);
+        let wdl = &old.payload()[..at as usize];
+        let written = write_file(&target, &header, wdl, Some((&spill, bytes)));
+        let _ = fs::remove_file(&spill);
+        written?
+    } else if h.format_version >= 7 {
         let header = Header {
             format_version: FORMAT_VERSION,
             ..h.clone()
