@@ -51,7 +51,14 @@ pub struct Cells {
     size: u64,
     /// Distances of the [`BIG`] cells, per side to move.
     big: [Mutex<HashMap<u64, u16>>; 2],
+    /// Per side to move, a word per [`LEVEL_CHUNK`] slots: bit `d % 64` set once a cell there
+    /// has held distance `d` ([`Cells::for_each_equal`] skips the chunks that never held its
+    /// distance).
+    levels: [Vec<AtomicU64>; 2],
 }
+
+/// Slots a word of [`Cells`]'s `levels` covers (a multiple of 8).
+const LEVEL_CHUNK: u64 = 4096;
 
 /// One side to move's outcomes, a bit per slot in 64-bit words (bit `i` of word `i / 64`):
 /// see [`Cells::read_spilled_outcomes`].
@@ -136,10 +143,16 @@ impl Cells {
             }
             v
         };
+        let levels = || {
+            (0..size.div_ceil(LEVEL_CHUNK))
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        };
         Cells {
             sides: [side(), side()],
             size,
             big: Default::default(),
+            levels: [levels(), levels()],
         }
     }
 
@@ -172,9 +185,28 @@ impl Cells {
             }
             let next = (word & !(0xFF << s)) | ((new as u64) << s);
             match w.compare_exchange_weak(word, next, Relaxed, Relaxed) {
-                Ok(_) => return Ok(()),
+                Ok(_) => {
+                    self.note_level(side, slot, new);
+                    return Ok(());
+                }
                 Err(x) => word = x,
             }
+        }
+    }
+
+    /// Notes in `levels` that `slot`'s chunk holds `cell`, if a distance.
+    #[inline]
+    fn note_level(&self, side: usize, slot: u64, cell: u8) {
+        if cell > MAX_INLINE {
+            return;
+        }
+        let (word, bit) = (
+            &self.levels[side][(slot / LEVEL_CHUNK) as usize],
+            1 << (cell % 64),
+        );
+        // Read first: most cells of a chunk share a few distances.
+        if word.load(Relaxed) & bit == 0 {
+            word.fetch_or(bit, Relaxed);
         }
     }
 
@@ -185,10 +217,14 @@ impl Cells {
         let _ = w.fetch_update(Relaxed, Relaxed, |word| {
             Some((word & !(0xFF << s)) | ((new as u64) << s))
         });
+        self.note_level(side, slot, new);
     }
 
     /// Calls `f` for every slot of `slots` (a range starting on a multiple of 8) whose
-    /// cell for `side` holds `n`, reading a word of eight cells at a time.
+    /// cell for `side` holds `n`, reading a word of eight cells at a time, and for a distance
+    /// only in the chunks of [`LEVEL_CHUNK`] slots that have held it (a sweep's late levels
+    /// find a few positions in a set of tens of millions: KRKNC's 117 levels read its cells
+    /// 234 times).
     #[inline]
     pub(super) fn for_each_equal(
         &self,
@@ -198,6 +234,29 @@ impl Cells {
         mut f: impl FnMut(u64),
     ) {
         debug_assert_eq!(slots.start % 8, 0);
+        if n > MAX_INLINE {
+            return self.for_each_equal_in(side, slots, n, f);
+        }
+        let mut start = slots.start;
+        while start < slots.end {
+            let end = ((start / LEVEL_CHUNK + 1) * LEVEL_CHUNK).min(slots.end);
+            let held = self.levels[side][(start / LEVEL_CHUNK) as usize].load(Relaxed);
+            if held >> (n % 64) & 1 == 1 {
+                self.for_each_equal_in(side, start..end, n, &mut f);
+            }
+            start = end;
+        }
+    }
+
+    /// [`Cells::for_each_equal`] reading every cell of `slots`.
+    #[inline]
+    fn for_each_equal_in(
+        &self,
+        side: usize,
+        slots: std::ops::Range<u64>,
+        n: u8,
+        mut f: impl FnMut(u64),
+    ) {
         let words = &self.sides[side][(slots.start / 8) as usize..slots.end.div_ceil(8) as usize];
         for (k, w) in words.iter().enumerate() {
             let mut hits = zero_bytes(w.load(Relaxed) ^ splat(n));
@@ -498,7 +557,9 @@ impl ValueSource for Cells {
     }
 
     fn into_wdl_codes(self, rule_codes: [bool; 2]) -> [WdlCodes; 2] {
-        let Cells { sides, size, big } = self;
+        let Cells {
+            sides, size, big, ..
+        } = self;
         let [red, black] = sides;
         let [red_big, black_big] = big.map(|m| m.into_inner().expect("no panic holds the lock"));
         // The bytes are turned into codes where they are: no second copy of the values.
@@ -689,6 +750,41 @@ mod tests {
         assert!(kept.spill(&dir.join("missing").join("cells")).is_err());
         assert_eq!(kept.stored(0, 1), 4);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_sweep_finds_exactly_the_cells_at_its_distance_across_chunks() {
+        let size = 5 * LEVEL_CHUNK + 77;
+        let cells = Cells::new(size);
+        // Set, improved (the chunk keeps its old level noted) and settled, in some chunks.
+        let at_5 = [
+            3,
+            LEVEL_CHUNK + 9,
+            4 * LEVEL_CHUNK + 70,
+            5 * LEVEL_CHUNK + 76,
+        ];
+        for &i in &at_5 {
+            cells.set_distance(0, i, 5);
+        }
+        cells.set_distance(0, 2 * LEVEL_CHUNK, 7);
+        assert!(cells.improve_win(0, 2 * LEVEL_CHUNK, 5));
+        assert!(cells.settle_loss(0, 3 * LEVEL_CHUNK + 1, 69));
+        let found = |range: std::ops::Range<u64>, n: u8| {
+            let mut at = vec![];
+            cells.for_each_equal(0, range, n, |i| at.push(i));
+            at
+        };
+        let mut want = at_5.to_vec();
+        want.insert(2, 2 * LEVEL_CHUNK);
+        assert_eq!(found(0..size, 5), want);
+        assert!(found(0..size, 7).is_empty(), "the cell left 7");
+        // 69 and 5 share a bit of the chunks' words: only the cells tell them apart.
+        assert_eq!(found(0..size, 69), [3 * LEVEL_CHUNK + 1]);
+        assert_eq!(
+            found(LEVEL_CHUNK..4 * LEVEL_CHUNK, 5),
+            [LEVEL_CHUNK + 9, 2 * LEVEL_CHUNK]
+        );
+        assert_eq!(found(0..size, UNDECIDED).len() as u64, size - 6);
     }
 
     #[test]
