@@ -222,13 +222,30 @@ fn solve_closed(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
 /// (KRNKR, KCPKN, KRABKR for black) and cuts off the rest at once.
 const IDLE_ESCAPES_GIVE_UP: u64 = 10;
 
+/// Share of [`IDLE_ESCAPES_GIVE_UP`]'s bound (1 in this many, at least
+/// [`FIRST_STEP_LEAST_BOUND`] nodes) past which the first step alone makes [`idle_escapes`]
+/// give up. Measured in stop 47 on the 5-men sets whose rule pass takes longest: every search
+/// that completed had a first step under 0.8% of the bound (KCCKN's 9,025 of 1.13 million),
+/// every one that gave up (after 1.2-5.7 s, 23 s over every set up to 5 men) over 4.8%
+/// (KCPKC's 96,462 of 2.0 million; KCCKN's first step alone passed the bound).
+const FIRST_STEP_GIVE_UP: u64 = 32;
+
+/// The least first-step bound of [`FIRST_STEP_GIVE_UP`]: small games are cheap either way.
+const FIRST_STEP_LEAST_BOUND: u64 = 64;
+
+/// 1 in this many nodes is tried first, so that a first step past its bound is seen without
+/// trying every node (the first step's scan was most of a search that gave up: KCCKN's took
+/// 3.0 s).
+const FIRST_STEP_SAMPLE: u64 = 64;
+
 /// Adds to `lost` the nodes from which the opponent can move idly (priority 5) at every turn
 /// forever, or reach a node already in `lost`: an endless play with infinitely many idle
 /// moves of the opponent is no win for p. The others, where p can force the opponent to
 /// attack or reach a node p wins (`won`, or by an exit), are found first, as an attractor:
 /// a p-to-move node joins when some move leads into it (or into `won`), an
 /// opponent-to-move node when each of its idle moves does. Adds nothing if that attractor
-/// grows past [`IDLE_ESCAPES_GIVE_UP`]'s share of the nodes; false if it gave up so.
+/// grows past [`IDLE_ESCAPES_GIVE_UP`]'s share of the nodes, or its first step past
+/// [`FIRST_STEP_GIVE_UP`]'s share of that (judged first on a sample); false if it gave up so.
 fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) -> bool {
     let n = game.id_bound();
     let most_forced = n / IDLE_ESCAPES_GIVE_UP;
@@ -250,20 +267,37 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) -> bool {
     // The first step: the nodes of `won`, and those that join whatever else joins (the
     // opponent's without an idle escape, p's exits). A p-to-move node with a move into
     // `won` is found among their predecessors, without generating every p node's moves.
-    let first = |v: u64| match game.p_to_move(v) {
-        true => game.exit(v),
-        false => joins(v),
+    let first = |v: u64| {
+        won.get(v)
+            || !lost.get(v)
+                && match game.p_to_move(v) {
+                    true => game.exit(v),
+                    false => joins(v),
+                }
     };
+    let most_first = (most_forced / FIRST_STEP_GIVE_UP).max(FIRST_STEP_LEAST_BOUND);
+    let sampled = (0..n.div_ceil(FIRST_STEP_SAMPLE))
+        .into_par_iter()
+        .filter(|&k| first(k * FIRST_STEP_SAMPLE))
+        .count() as u64;
+    if sampled * FIRST_STEP_SAMPLE > most_first {
+        return false;
+    }
+    let first_step = std::cell::Cell::new(true);
     let complete = grow_back(
         n,
         &walk,
-        |v| won.get(v) || !lost.get(v) && first(v),
+        first,
         |u, preds| game.predecessors(u, preds),
         |w| !forced.get(w) && !lost.get(w),
         joins,
         |step| {
             forced.or_from(step);
-            forced.count() <= most_forced
+            let most = match first_step.replace(false) {
+                true => most_first,
+                false => most_forced,
+            };
+            forced.count() <= most
         },
         || n.saturating_sub(forced.count() + lost.count()),
     );
