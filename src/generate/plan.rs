@@ -17,23 +17,29 @@ const MEASURED_THREADS: f64 = 2.0;
 /// 1,825); stop 38's 0.68e-6, 0.66e-6 and 0.72e-6.
 const SOLVE_SECONDS_PER_SLOT: f64 = 0.57e-6;
 /// As [`SOLVE_SECONDS_PER_SLOT`], for a set of at most [`LARGE_RULE_PASS_SLOTS`]: every set up
-/// to 5 men (1.118e9 slots) 0.41e-6 at stop 46 (455 s of 618), stop 44 0.49e-6, stop 43
-/// 0.61e-6, stop 37 0.74e-6.
-const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.42e-6;
+/// to 5 men (1.118e9 slots) 0.38e-6 at stop 47 (424 s of 580: the write phase 71 s, from 111
+/// at stop 46), stop 46 0.41e-6 (455 s of 618), stop 44 0.49e-6, stop 43 0.61e-6, stop 37
+/// 0.74e-6.
+const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.40e-6;
 /// Seconds per slot of the perpetual-check pass by bitmaps. It grows with the set and its
 /// share of draws: session 27's binary KRNKR 0.95e-6 (31 s), KRNKRA 1.54e-6 (205.5 s; the
 /// plan then says 340 s for the whole set, which took 362 s); earlier KRNKRAB 1.81e-6 (1,667
 /// s, before the first round read the draws' flags: not measured since).
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// Seconds per slot of the `asian` rule pass (the five-priority game of checks and chases,
-/// after the perpetual-check fixpoint that seeds it), over every set up to 5 men (1.118e9
-/// slots, 2 threads): stop 46 162.5 s of rule pass (1.45e-7), stop 44 232.3 s, stop 43 253.5
-/// s, stop 42 319 s, stop 37 388 s. Its spread is wide: KRCKR 27 s, KRNKR 17 s (5.1e-7), most
-/// sets well under a second, so a set's estimate can be far off while a run's total is about
-/// right. Set above the 5-men mean so that a rule-heavy family stays within 25% too: with
-/// stop 46's binary every set up to 5 men is planned at 749 s (618 s measured, +21%), KRNKR's
-/// family at about 24.5 s (31.7 s, -23%).
-const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 2.5e-7;
+/// after the perpetual-check fixpoint that seeds it) of a set where both sides have a piece
+/// that attacks (a rook, horse, cannon or pawn: [`contested`]), where most draws are: over
+/// the 82 such sets up to 5 men (8.23e8 slots, 2 threads) 1.86e-7 at stop 47 (153 s of the
+/// 156 s of rule pass; stop 46 162.5 s in all, stop 44 232.3 s, stop 43 253.5 s, stop 42
+/// 319 s, stop 37 388 s). Its spread is wide: KRCKR 8.9e-7 (29 s), KRNKR 5.4e-7 (18 s),
+/// KNCKN 0.67e-7, KRNKC 0.12e-7, so a set's estimate can be far off while a run's total is
+/// about right. Set above the mean so that a rule-heavy family stays within 25% too: with
+/// stop 47's binary every set up to 5 men is planned at about 711 s (580 s measured, +23%),
+/// KRNKR's family at about 24 s (31.7 s, -24%).
+const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 3.2e-7;
+/// As [`PRIORITY_RULE_SECONDS_PER_SLOT`], for a set where one side has only its general,
+/// advisors and elephants: the 144 such sets up to 5 men (2.95e8 slots) 1.2e-8 at stop 47.
+const ONE_SIDED_RULE_SECONDS_PER_SLOT: f64 = 2e-8;
 /// Slots a side past which a set's `asian` rule pass is planned at
 /// [`LARGE_PRIORITY_RULE_SECONDS_PER_SLOT`]: KRNKR (3.3e7) runs at about the 5-men rate,
 /// KRNKRA (1.3e8) at the large one.
@@ -172,6 +178,17 @@ fn disk_bytes_per_slot(slots: u64) -> f64 {
 }
 
 /// What `m` will take on `threads` threads.
+/// True if both sides of `m` have a piece that attacks (a rook, horse, cannon or pawn): the
+/// sets whose draws the repetition rules mostly have to settle.
+fn contested(m: Material) -> bool {
+    use crate::rules::{Color, Role};
+    Color::ALL.into_iter().all(|c| {
+        [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
+            .into_iter()
+            .any(|r| m.count(c, r) > 0)
+    })
+}
+
 fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
     let slots = MaterialIndex::new(m).size();
     let memory = PhaseMemory::of(m, rules);
@@ -183,7 +200,8 @@ fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
         RuleSet::Asian if slots > LARGE_RULE_PASS_SLOTS => {
             (Some("priorities"), LARGE_PRIORITY_RULE_SECONDS_PER_SLOT)
         }
-        RuleSet::Asian => (Some("priorities"), PRIORITY_RULE_SECONDS_PER_SLOT),
+        RuleSet::Asian if contested(m) => (Some("priorities"), PRIORITY_RULE_SECONDS_PER_SLOT),
+        RuleSet::Asian => (Some("priorities"), ONE_SIDED_RULE_SECONDS_PER_SLOT),
         _ => (Some("bitmaps"), BITMAP_RULE_SECONDS_PER_SLOT),
     };
     let scale = MEASURED_THREADS / threads.max(1) as f64;
