@@ -224,11 +224,12 @@ const IDLE_ESCAPES_GIVE_UP: u64 = 10;
 
 /// Share of [`IDLE_ESCAPES_GIVE_UP`]'s bound (1 in this many, at least
 /// [`FIRST_STEP_LEAST_BOUND`] nodes) past which the first step alone makes [`idle_escapes`]
-/// give up. Measured in stop 47 on the 5-men sets whose rule pass takes longest: every search
-/// that completed had a first step under 0.8% of the bound (KCCKN's 9,025 of 1.13 million),
-/// every one that gave up (after 1.2-5.7 s, 23 s over every set up to 5 men) over 4.8%
-/// (KCPKC's 96,462 of 2.0 million; KCCKN's first step alone passed the bound).
-const FIRST_STEP_GIVE_UP: u64 = 32;
+/// give up. Measured in stop 47 on the 5-men sets whose rule pass costs most: searches that
+/// gave up had first steps from 4.8% of the bound (KCPKC) to 8.8 times it (KNCKN), and
+/// searches that completed up to 17.5% (KRNKR's black game: 51,900 of 296,158; its game of
+/// chases alone 3.9%): the two overlap, so only a first step past a quarter of the bound
+/// gives up (KCCKN's 103%, KCKPP's and KCPKP's 36%, KNPKC's 98%: 1.0-3.0 s each before).
+const FIRST_STEP_GIVE_UP: u64 = 4;
 
 /// The least first-step bound of [`FIRST_STEP_GIVE_UP`]: small games are cheap either way.
 const FIRST_STEP_LEAST_BOUND: u64 = 64;
