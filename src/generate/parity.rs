@@ -149,7 +149,7 @@ pub(crate) fn solve(game: &impl RuleGame, won: Bits, lost: Bits) -> Bits {
     // Where p wins little, most draws are held by idle moves at every turn: cut those off
     // first, cheaply (the search gives up where it would not be cheap).
     let step = trace::step("idle escapes");
-    let complete = idle_escapes(game, &won, &lost);
+    let complete = idle_escapes(game, &won, &lost, true);
     step.done(|| format!("complete {complete}, {} not won", lost.count()));
     let step = trace::step("opponent's attractor");
     opponent_attractor(game, &lost);
@@ -176,7 +176,7 @@ pub(crate) fn solve_within(game: &impl RuleGame, within: &Bits) -> Bits {
     lost.fill(n);
     lost.and_not_from(within);
     let step = trace::step("idle escapes");
-    let complete = idle_escapes(game, &won, &lost);
+    let complete = idle_escapes(game, &won, &lost, false);
     step.done(|| format!("complete {complete}, {} not won", lost.count()));
     if complete {
         // Draws were cut off, and what moves into them with them: settled again over the
@@ -224,12 +224,13 @@ const IDLE_ESCAPES_GIVE_UP: u64 = 10;
 
 /// Share of [`IDLE_ESCAPES_GIVE_UP`]'s bound (1 in this many, at least
 /// [`FIRST_STEP_LEAST_BOUND`] nodes) past which the first step alone makes [`idle_escapes`]
-/// give up. Measured in stop 47 on the 5-men sets whose rule pass costs most: searches that
-/// gave up had first steps from 4.8% of the bound (KCPKC) to 8.8 times it (KNCKN), and
-/// searches that completed up to 17.5% (KRNKR's black game: 51,900 of 296,158; its game of
-/// chases alone 3.9%): the two overlap, so only a first step past a quarter of the bound
-/// gives up (KCCKN's 103%, KCKPP's and KCPKP's 36%, KNPKC's 98%: 1.0-3.0 s each before).
-const FIRST_STEP_GIVE_UP: u64 = 4;
+/// give up in [`solve`]'s game. Measured in stop 47 on the 5-men sets whose rule pass costs
+/// most: searches that gave up had first steps from 4.8% of the bound (KCPKC) to 8.8 times it
+/// (KNCKN), all in [`solve`]'s game; searches that completed up to 17.5% (KRNKR's black
+/// game: 51,900 of 296,158, a search of 0.21 s that now gives up for 0.4 s more) and, in the
+/// game of chases alone ([`solve_within`], where no search gave up), 3.9% (KRNKR's, 1.6 s).
+/// At a quarter of the bound the 5-men sets took 10 min 2 s, at 1/32 in both games 9 min 40 s.
+const FIRST_STEP_GIVE_UP: u64 = 32;
 
 /// The least first-step bound of [`FIRST_STEP_GIVE_UP`]: small games are cheap either way.
 const FIRST_STEP_LEAST_BOUND: u64 = 64;
@@ -245,9 +246,10 @@ const FIRST_STEP_SAMPLE: u64 = 64;
 /// attack or reach a node p wins (`won`, or by an exit), are found first, as an attractor:
 /// a p-to-move node joins when some move leads into it (or into `won`), an
 /// opponent-to-move node when each of its idle moves does. Adds nothing if that attractor
-/// grows past [`IDLE_ESCAPES_GIVE_UP`]'s share of the nodes, or its first step past
-/// [`FIRST_STEP_GIVE_UP`]'s share of that (judged first on a sample); false if it gave up so.
-fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) -> bool {
+/// grows past [`IDLE_ESCAPES_GIVE_UP`]'s share of the nodes, or, with `first_step_bound`, its
+/// first step past [`FIRST_STEP_GIVE_UP`]'s share of that (judged first on a sample); false
+/// if it gave up so.
+fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits, first_step_bound: bool) -> bool {
     let n = game.id_bound();
     let most_forced = n / IDLE_ESCAPES_GIVE_UP;
     if won.count() > most_forced {
@@ -276,7 +278,10 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits) -> bool {
                     false => joins(v),
                 }
     };
-    let most_first = (most_forced / FIRST_STEP_GIVE_UP).max(FIRST_STEP_LEAST_BOUND);
+    let most_first = match first_step_bound {
+        true => (most_forced / FIRST_STEP_GIVE_UP).max(FIRST_STEP_LEAST_BOUND),
+        false => most_forced,
+    };
     let sampled = (0..n.div_ceil(FIRST_STEP_SAMPLE))
         .into_par_iter()
         .filter(|&k| first(k * FIRST_STEP_SAMPLE))
@@ -909,7 +914,12 @@ mod tests {
         let none = || Bits::new(40);
         // The opponent moves idly in every cycle: p forces nothing, every node is cut off.
         let lost = none();
-        assert!(idle_escapes(&HandMade::new(&cycles(Idle)), &none(), &lost));
+        assert!(idle_escapes(
+            &HandMade::new(&cycles(Idle)),
+            &none(),
+            &lost,
+            true
+        ));
         assert_eq!(lost.count(), 40);
         // It chases in every cycle: p forces it to attack from every node, past a tenth of
         // them, so the search gives up and cuts off nothing; the solver still finds p's wins.
@@ -917,7 +927,8 @@ mod tests {
         assert!(!idle_escapes(
             &HandMade::new(&cycles(Chase)),
             &none(),
-            &lost
+            &lost,
+            true
         ));
         assert_eq!(lost.count(), 0);
         assert_eq!(solved(&cycles(Chase)), [true; 40]);
