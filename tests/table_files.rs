@@ -667,11 +667,41 @@ fn krk_dir_cached() -> (std::path::PathBuf, std::path::PathBuf) {
     (DIR.0.path().to_path_buf(), DIR.1.clone())
 }
 
-#[test]
-fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_values() {
-    // Written by canju's format 8 (both sides' distances; `asian` with the chase rule):
-    // KRKN and every set it and KNKA reach.
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format8");
+/// Every legal position of `table` probes the same in `old` and `new`.
+fn assert_probes_agree(old: &Tablebase, new: &Tablebase, table: &canju::probe::Table) {
+    for (_, pos) in table.index.legal_positions() {
+        let m = table.material.name();
+        assert_eq!(
+            old.probe(&pos).unwrap(),
+            new.probe(&pos).unwrap(),
+            "{m} {}",
+            pos.fen()
+        );
+    }
+}
+
+/// The payload of the table file at `path` and its values, both sides to move.
+fn payload_and_values(path: &Path) -> (Vec<u8>, [Option<Vec<u16>>; 2]) {
+    let f = canju::table::TableFile::open(path).unwrap();
+    let payload = std::fs::read(path).unwrap()[f.payload_start()..].to_vec();
+    (payload, read_table(path).unwrap().values)
+}
+
+/// The fixtures of `tests/data/FOLDER` (KRKN and every set it and KNKA reach) copied to a
+/// folder of their own, and KRKN and KNKA generated today in another: both folders, a
+/// tablebase over each, and the two sets.
+fn fixtures_beside_today(
+    folder: &str,
+) -> (
+    tempfile::TempDir,
+    Tablebase,
+    tempfile::TempDir,
+    Tablebase,
+    [Material; 2],
+) {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(folder);
     let old_dir = tempfile::tempdir().unwrap();
     for e in std::fs::read_dir(&src).unwrap() {
         let e = e.unwrap();
@@ -682,6 +712,14 @@ fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_values
     let new = Tablebase::open(new_dir.path());
     let sets = ["KRKN", "KNKA"].map(|m| Material::parse(m).unwrap());
     generate_all(&new, &sets, &GenOptions::default()).unwrap();
+    (old_dir, old, new_dir, new, sets)
+}
+
+#[test]
+fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_values() {
+    // Written by canju's format 8 (both sides' distances; `asian` with the chase rule):
+    // KRKN and every set it and KNKA reach.
+    let (old_dir, old, _new_dir, new, sets) = fixtures_beside_today("format8");
     for m in sets {
         let (o, n) = (old.table(m).unwrap(), new.table(m).unwrap());
         assert_eq!(o.file.header().format_version, 8);
@@ -694,23 +732,12 @@ fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_values
         assert!(n.file.file_bytes() < o.file.file_bytes(), "{m}");
         // Same value for every position, read from both sides' distances in the old file
         // and through the search in the new one.
-        for (_, pos) in o.index.legal_positions() {
-            assert_eq!(
-                old.probe(&pos).unwrap(),
-                new.probe(&pos).unwrap(),
-                "{m} {}",
-                pos.fen()
-            );
-        }
+        assert_probes_agree(&old, &new, &o);
         canju::verify::verify_table(&old, m).unwrap();
     }
     // Repacked: today's format, the same values (both sides stay stored).
     let path = old_dir.path().join("KRKN.asian.ctb");
-    let (payload, before) = {
-        let f = canju::table::TableFile::open(&path).unwrap();
-        let payload = std::fs::read(&path).unwrap()[f.payload_start()..].to_vec();
-        (payload, read_table(&path).unwrap().values)
-    };
+    let (payload, before) = payload_and_values(&path);
     old.forget(sets[0]);
     let r = canju::table::repack(&path).unwrap();
     assert_eq!(r.path, path);
@@ -742,39 +769,18 @@ fn assert_repacked(new: &canju::table::TableFile, payload: &[u8]) {
 fn format_9_tables_read_as_today_and_repack_to_bare_frames_keeping_their_values() {
     // Written by canju's format 9 (one side's distances in zstd frames with their own
     // checksums): KRKN and every set it and KNKA reach.
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/format9");
-    let old_dir = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), old_dir.path().join(e.file_name())).unwrap();
-    }
-    let old = Tablebase::open(old_dir.path());
-    let new_dir = tempfile::tempdir().unwrap();
-    let new = Tablebase::open(new_dir.path());
-    let sets = ["KRKN", "KNKA"].map(|m| Material::parse(m).unwrap());
-    generate_all(&new, &sets, &GenOptions::default()).unwrap();
+    let (old_dir, old, _new_dir, new, sets) = fixtures_beside_today("format9");
     for m in sets {
         let (o, n) = (old.table(m).unwrap(), new.table(m).unwrap());
         assert_eq!(o.file.header().format_version, 9);
         let codec = |t: &canju::probe::Table| t.file.header().dtm.as_ref().unwrap().codec;
         assert_eq!(codec(&o), canju::table::Codec::ZstdHalves, "{m}");
         assert_eq!(codec(&n), canju::table::Codec::ZstdBare, "{m}");
-        for (_, pos) in o.index.legal_positions() {
-            assert_eq!(
-                old.probe(&pos).unwrap(),
-                new.probe(&pos).unwrap(),
-                "{m} {}",
-                pos.fen()
-            );
-        }
+        assert_probes_agree(&old, &new, &o);
     }
     for name in ["KRKN", "KNKA", "KNK", "KK"] {
         let path = old_dir.path().join(format!("{name}.asian.ctb"));
-        let (payload, before) = {
-            let f = canju::table::TableFile::open(&path).unwrap();
-            let payload = std::fs::read(&path).unwrap()[f.payload_start()..].to_vec();
-            (payload, read_table(&path).unwrap().values)
-        };
+        let (payload, before) = payload_and_values(&path);
         old.forget(Material::parse(name).unwrap());
         let r = canju::table::repack(&path).unwrap();
         assert_eq!(r.path, path);
