@@ -198,7 +198,6 @@ fn compressor_at(level: i32, dictionary: &[u8]) -> zstd::bulk::Compressor<'stati
 /// The DTM section being written a frame at a time: the frames' offsets from the section's
 /// start, its checksum, and the xxh3-64 of each [`CHECK_CHUNK`] bytes (the chunk being filled,
 /// its bytes so far, the sums of the full ones).
-#[derive(Default)]
 struct FrameWriter {
     offsets: Vec<u64>,
     checksum: xxhash_rust::xxh3::Xxh3,
@@ -208,14 +207,22 @@ struct FrameWriter {
 }
 
 impl FrameWriter {
+    /// A section with no frame yet (its first offset is its start).
+    fn new() -> Self {
+        FrameWriter {
+            offsets: vec![0],
+            checksum: Default::default(),
+            chunk: Default::default(),
+            filled: 0,
+            chunk_sums: vec![],
+        }
+    }
+
     /// Writes the section's next frame to `out`.
     fn append(&mut self, out: &mut impl Write, frame: &[u8]) -> std::io::Result<()> {
         out.write_all(frame)?;
         self.checksum.update(frame);
         let end = self.offsets.last().copied().unwrap_or(0) + frame.len() as u64;
-        if self.offsets.is_empty() {
-            self.offsets.push(0);
-        }
         self.offsets.push(end);
         let mut bytes = frame;
         while !bytes.is_empty() {
@@ -237,9 +244,6 @@ impl FrameWriter {
     fn finish(mut self, value_bytes: u8, dictionary: Vec<u8>) -> Section {
         if self.filled > 0 {
             self.chunk_sums.push(self.chunk.digest());
-        }
-        if self.offsets.is_empty() {
-            self.offsets.push(0);
         }
         Section {
             block_values: DTM_BLOCK,
@@ -466,7 +470,7 @@ pub(super) fn write_dtm(
     } = plan;
     let blocks = sides.len() * values.slots().div_ceil(DTM_BLOCK as u64) as usize;
     let raw = |k: usize| dtm_block(values, value_bytes, &sides, k as u64);
-    let mut section = FrameWriter::default();
+    let mut section = FrameWriter::new();
     match ready {
         Some(frames) => {
             debug_assert_eq!(frames.len(), blocks, "a frame for every block");
@@ -505,7 +509,7 @@ fn bare_dtm_section(old: &TableFile, path: &Path) -> Result<(Section, PathBuf), 
     let spilled = || -> Result<Section, TableError> {
         let file = fs::File::create(&spill).map_err(io_err(path))?;
         let mut f = std::io::BufWriter::with_capacity(1 << 20, file);
-        let mut section = FrameWriter::default();
+        let mut section = FrameWriter::new();
         for first in (0..blocks).step_by(DTM_BATCH_BLOCKS) {
             let frames = (first..(first + DTM_BATCH_BLOCKS).min(blocks))
                 .into_par_iter()
