@@ -29,7 +29,9 @@
 use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::rules::{Move, MoveAttack, Position, PositionError};
-use crate::table::{self, DtmSide, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_WIN};
+use crate::table::{
+    self, DtmSide, RuleCodes, SideStats, TableError, TableFile, WDL_DRAW, WDL_LOSS, WDL_WIN,
+};
 use crate::value::{Outcome, Rule, Standing, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -292,13 +294,15 @@ impl Table {
     }
 
     /// The outcome of `pos` (results by the rule told apart): from the WDL section of a
-    /// table without distances, else from the value.
+    /// table without distances, else from the value. On the side whose distances a search
+    /// gives, not read whole, a win or loss of format 11 on may be one by the
+    /// perpetual-check rule ([`RuleCodes::ButCheck`]): [`Tablebase::probe_outcome`] tells.
     ///
     /// # Errors
     /// A damaged block.
     pub fn outcome(&self, pos: &Position) -> Result<Option<Outcome>, TableError> {
         let side = pos.turn().index();
-        if self.file.header().stores_distances_of(side) {
+        if self.file.header().stores_distances_of(side) || self.all[side].get().is_some() {
             return Ok(self.value(pos)?.map(Outcome::from));
         }
         let Some(i) = self.index.encode(pos) else {
@@ -316,8 +320,11 @@ impl Table {
     /// gives).
     fn outcome_of_code(&self, code: u8, side: usize) -> Result<Outcome, TableError> {
         let rule = match self.file.header().rule_codes_of(side) {
-            true => table::rule_of_wdl_code(code),
-            false => None,
+            RuleCodes::Every => table::rule_of_wdl_code(code),
+            RuleCodes::ButCheck => {
+                table::rule_of_wdl_code(code).filter(|&(_, r)| r != Rule::PerpetualCheck)
+            }
+            RuleCodes::None => None,
         };
         Ok(match (code, rule) {
             (_, Some((true, rule))) => Outcome::WinByRule(rule),
@@ -599,12 +606,22 @@ impl Tablebase {
 
     fn outcome_unchecked(&self, pos: &Position) -> Result<Outcome, ProbeError> {
         let (table, view) = self.table_and_view(pos)?;
-        table
-            .outcome(view.as_ref().unwrap_or(pos))?
-            .ok_or_else(|| ProbeError::NotInTable {
-                material: table.material.name(),
-                fen: pos.fen(),
-            })
+        let p = view.as_ref().unwrap_or(pos);
+        let outcome = table.outcome(p)?;
+        // A win or loss whose code may stand for one by the perpetual-check rule: the search
+        // tells.
+        let folded = table.searches(p.turn().index())
+            && table.file.header().rule_codes_of(p.turn().index()) == RuleCodes::ButCheck;
+        let outcome = match outcome {
+            Some(Outcome::Win | Outcome::Loss) if folded => {
+                self.searched_value(&table, p)?.map(Outcome::from)
+            }
+            other => other,
+        };
+        outcome.ok_or_else(|| ProbeError::NotInTable {
+            material: table.material.name(),
+            fen: pos.fen(),
+        })
     }
 
     /// Every legal move with the outcome it leaves for the side to move, best first: what

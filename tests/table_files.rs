@@ -3,7 +3,7 @@
 use canju::generate::{GenOptions, generate_all};
 use canju::material::Material;
 use canju::probe::{ProbeError, RuleSet, Tablebase};
-use canju::table::{TableError, parse_header, read_table};
+use canju::table::{RuleCodes, TableError, parse_header, read_table};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -188,8 +188,9 @@ fn every_value_up_to_four_men_reads_back() {
                 let rule_codes = header.rule_codes_of(side);
                 let expected = match v {
                     0xFFFE => 1,
-                    0xFFFC if rule_codes => 4,
-                    0xFFFD if rule_codes => 3,
+                    // Folded into wins and losses from format 11 (the search tells).
+                    0xFFFC if rule_codes == RuleCodes::Every => 4,
+                    0xFFFD if rule_codes == RuleCodes::Every => 3,
                     0xFFFC => 2,
                     0xFFFD => 0,
                     d => 2 * (d % 2) as u8,
@@ -331,13 +332,17 @@ fn format_7_tables_read_as_check_and_repack_to_the_check_name_keeping_their_valu
         assert_eq!(old.header().rules, "check");
         let payload = std::fs::read(&old_path).unwrap()[old.payload_start()..].to_vec();
         let values = old.load_dtm().ok().map(|d| d.into_stored());
+        let codes = old.load_wdl().unwrap();
         drop(old);
         let r = canju::table::repack(&old_path).unwrap();
         assert_eq!(r.path, dir.path().join(format!("{name}.check.ctb")));
         assert!(!old_path.exists());
         let new = canju::table::TableFile::open(&r.path).unwrap();
         assert_eq!(new.header().format_version, canju::table::FORMAT_VERSION);
-        assert_repacked(&new, &payload);
+        assert!(
+            !assert_repacked(&new, &payload, &codes),
+            "both sides stored"
+        );
         new.verify_checksums().unwrap();
         assert_eq!(
             new.load_dtm().ok().map(|d| d.into_stored()),
@@ -738,6 +743,10 @@ fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_values
     // Repacked: today's format, the same values (both sides stay stored).
     let path = old_dir.path().join("KRKN.asian.ctb");
     let (payload, before) = payload_and_values(&path);
+    let codes = canju::table::TableFile::open(&path)
+        .unwrap()
+        .load_wdl()
+        .unwrap();
     old.forget(sets[0]);
     let r = canju::table::repack(&path).unwrap();
     assert_eq!(r.path, path);
@@ -745,52 +754,97 @@ fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_values
     let f = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(f.header().format_version, canju::table::FORMAT_VERSION);
     assert_eq!(f.header().dtm_side, None);
-    assert_repacked(&f, &payload);
+    assert!(!assert_repacked(&f, &payload, &codes), "both sides stored");
     let after = read_table(&path).unwrap().values;
     assert_eq!(after.each_ref().map(|v| v.is_some()), [true; 2]);
     assert_eq!(after, before);
 }
 
-/// Checks a table repacked from formats 7 to 9 (whose old payload was `payload`): its WDL
-/// section is the old one byte for byte, and its DTM section, if any, bare frames.
-fn assert_repacked(new: &canju::table::TableFile, payload: &[u8]) {
+/// Checks a table repacked from formats 7 to 10, whose old payload was `payload` and WDL
+/// codes `codes`: its WDL codes are the old ones with the perpetual-check rule's folded into
+/// wins and losses on the side whose distances a search gives (format 11; its section the
+/// old one byte for byte where nothing was folded), and its DTM section, if any, bare
+/// frames. True if codes were folded.
+fn assert_repacked(new: &canju::table::TableFile, payload: &[u8], codes: &[Vec<u8>; 2]) -> bool {
     let h = new.header();
-    let bytes = std::fs::read(new.path()).unwrap()[new.payload_start()..].to_vec();
-    let wdl_end = *h.wdl.offsets.last().unwrap() as usize;
-    assert_eq!(bytes[..wdl_end], payload[..wdl_end]);
-    if let Some(dtm) = &h.dtm {
-        assert_eq!(dtm.codec, canju::table::Codec::ZstdBare);
-    } else {
-        assert_eq!(bytes, payload);
+    let mut expected = codes.clone();
+    for (side, side_codes) in expected.iter_mut().enumerate() {
+        if h.rule_codes_of(side) == RuleCodes::ButCheck {
+            for code in side_codes.iter_mut() {
+                *code = match *code {
+                    3 => 0,
+                    4 => 2,
+                    other => other,
+                };
+            }
+        }
     }
+    assert_eq!(&new.load_wdl().unwrap(), &expected);
+    let folded = expected != *codes;
+    let bytes = std::fs::read(new.path()).unwrap()[new.payload_start()..].to_vec();
+    if !folded {
+        let wdl_end = *h.wdl.offsets.last().unwrap() as usize;
+        assert_eq!(bytes[..wdl_end], payload[..wdl_end]);
+    }
+    match &h.dtm {
+        Some(dtm) => assert_eq!(dtm.codec, canju::table::Codec::ZstdBare),
+        None => assert_eq!(bytes, payload),
+    }
+    folded
 }
 
-#[test]
-fn format_9_tables_read_as_today_and_repack_to_bare_frames_keeping_their_values() {
-    // Written by canju's format 9 (one side's distances in zstd frames with their own
-    // checksums): KRKN and every set it and KNKA reach.
-    let (old_dir, old, _new_dir, new, sets) = fixtures_beside_today("format9");
+/// The fixtures of `tests/data/FOLDER`, written by canju's format `version` (one side's
+/// distances, in DTM sections of `codec`), probe as today's tables do, and repack to
+/// today's format keeping every value; a second repack rewrites nothing. Returns the sets
+/// whose searched side had codes of the perpetual-check rule, now folded.
+fn one_side_fixtures_read_as_today_and_repack(
+    folder: &str,
+    version: u32,
+    codec: canju::table::Codec,
+) -> Vec<&'static str> {
+    let (old_dir, old, _new_dir, new, sets) = fixtures_beside_today(folder);
     for m in sets {
         let (o, n) = (old.table(m).unwrap(), new.table(m).unwrap());
-        assert_eq!(o.file.header().format_version, 9);
-        let codec = |t: &canju::probe::Table| t.file.header().dtm.as_ref().unwrap().codec;
-        assert_eq!(codec(&o), canju::table::Codec::ZstdHalves, "{m}");
-        assert_eq!(codec(&n), canju::table::Codec::ZstdBare, "{m}");
+        assert_eq!(o.file.header().format_version, version);
+        let codec_of = |t: &canju::probe::Table| t.file.header().dtm.as_ref().unwrap().codec;
+        assert_eq!(codec_of(&o), codec, "{m}");
+        assert_eq!(codec_of(&n), canju::table::Codec::ZstdBare, "{m}");
         assert_probes_agree(&old, &new, &o);
     }
+    let rule_results = |tb: &Tablebase| {
+        let mut listed = vec![];
+        canju::report::rule_decided_positions(tb, sets[0], |pos, v| {
+            listed.push((pos.fen(), v));
+        })
+        .unwrap();
+        listed
+    };
+    let rule_results_before = rule_results(&old);
+    assert!(
+        !rule_results_before.is_empty(),
+        "KRKN has results by the rule"
+    );
+    let mut folded = vec![];
     for name in ["KRKN", "KNKA", "KNK", "KK"] {
         let path = old_dir.path().join(format!("{name}.asian.ctb"));
         let (payload, before) = payload_and_values(&path);
+        let codes = canju::table::TableFile::open(&path)
+            .unwrap()
+            .load_wdl()
+            .unwrap();
         old.forget(Material::parse(name).unwrap());
         let r = canju::table::repack(&path).unwrap();
         assert_eq!(r.path, path);
         let f = canju::table::TableFile::open(&path).unwrap();
         assert_eq!(f.header().format_version, canju::table::FORMAT_VERSION);
-        assert_repacked(&f, &payload);
+        if assert_repacked(&f, &payload, &codes) {
+            folded.push(name);
+        }
         assert_eq!(read_table(&path).unwrap().values, before, "{name}");
         if name == "KRKN" {
-            // Its frames take 9 to 13 bytes fewer each (a set of a few frames may grow:
-            // zstd's btopt, faster than the btultra of format 9's files, loses more there).
+            // Its frames take 9 to 13 bytes fewer each from format 9 (a set of a few frames
+            // may grow: zstd's btopt, faster than the btultra of format 9's files, loses more
+            // there), and its folded codes compress smaller.
             assert!(
                 r.after < r.before,
                 "{name}: {} against {}",
@@ -802,6 +856,39 @@ fn format_9_tables_read_as_today_and_repack_to_bare_frames_keeping_their_values(
         let again = canju::table::repack(&path).unwrap();
         assert_eq!(again.before, again.after);
     }
+    // The repacked files probe as today's, outcomes with their rules too (the searched
+    // side's results by the perpetual-check rule found by the search), and list the same
+    // results by the rule.
+    let repacked = Tablebase::open(old_dir.path());
+    for m in sets {
+        let table = new.table(m).unwrap();
+        assert_probes_agree(&repacked, &new, &table);
+        for (_, pos) in table.index.legal_positions() {
+            let value = new.probe(&pos).unwrap();
+            let outcome = repacked.probe_outcome(&pos).unwrap();
+            assert_eq!(outcome, canju::value::Outcome::from(value), "{}", pos.fen());
+        }
+    }
+    assert_eq!(rule_results(&repacked), rule_results_before);
+    folded
+}
+
+#[test]
+fn format_9_tables_read_as_today_and_repack_to_bare_frames_keeping_their_values() {
+    // Written by canju's format 9 (one side's distances in zstd frames with their own
+    // checksums): KRKN and every set it and KNKA reach.
+    let folded =
+        one_side_fixtures_read_as_today_and_repack("format9", 9, canju::table::Codec::ZstdHalves);
+    assert_eq!(folded, ["KRKN"]);
+}
+
+#[test]
+fn format_10_tables_read_as_today_and_repack_folding_the_check_rule_codes() {
+    // Written by canju's format 10 (bare frames; the searched side's WDL codes tell every
+    // rule's results apart): KRKN and every set it and KNKA reach.
+    let folded =
+        one_side_fixtures_read_as_today_and_repack("format10", 10, canju::table::Codec::ZstdBare);
+    assert_eq!(folded, ["KRKN"], "black loses KRKN's draws by the rule");
 }
 
 #[test]

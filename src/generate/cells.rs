@@ -6,7 +6,7 @@
 //! [`CAN_DRAW`] to distances and ends by turning what is left into [`DRAW`]; the repetition
 //! rules' pass turns draws into wins and losses by a rule ([`rule_win`], [`rule_loss`]).
 
-use crate::table::{ValueSource, WdlCodes, wdl_code, wdl_code_with};
+use crate::table::{RuleCodes, ValueSource, WdlCodes, wdl_code, wdl_code_with};
 use crate::value::{Rule, STORED_DRAW, STORED_ILLEGAL, Value, stored_rule_loss, stored_rule_win};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -556,7 +556,7 @@ impl ValueSource for Cells {
         Cells::stored(self, side, slot)
     }
 
-    fn into_wdl_codes(self, rule_codes: [bool; 2]) -> [WdlCodes; 2] {
+    fn into_wdl_codes(self, rule_codes: [RuleCodes; 2]) -> [WdlCodes; 2] {
         let Cells {
             sides, size, big, ..
         } = self;
@@ -609,7 +609,7 @@ mod tests {
         cells.settle_draws();
         assert_eq!(cells.stored(0, 1), STORED_DRAW);
         assert_eq!(cells.stored(0, 3), STORED_ILLEGAL);
-        let codes = cells.into_wdl_codes([false; 2]);
+        let codes = cells.into_wdl_codes([RuleCodes::None; 2]);
         assert_eq!(
             codes[0].as_bytes(),
             [2, 1, 1, 1],

@@ -1,10 +1,10 @@
 //! The side to move whose distances a table does not store (format 9 on): its values by a
 //! one-ply search over the stored side, one position at a time or every slot at once.
 
-use super::{Position, ProbeError, Table, Tablebase};
+use super::{Position, ProbeError, Table, Tablebase, Wdl};
 use crate::material::Material;
-use crate::table::{DtmSide, TableError};
-use crate::value::{Outcome, STORED_DRAW, Value};
+use crate::table::{DtmSide, RuleCodes, TableError};
+use crate::value::{Outcome, Rule, STORED_DRAW, Value};
 
 impl Tablebase {
     /// The value of `p` (in `table`'s colouring) whose side to move's distances the table
@@ -24,7 +24,20 @@ impl Tablebase {
             Outcome::LossByRule(r) => Value::LossByRule(r),
             Outcome::Win | Outcome::Loss => {
                 let v = self.value_from_moves(p)?;
-                if Outcome::from(v) != outcome {
+                // A win or loss by the perpetual-check rule may share the code of one by
+                // mate (format 11): the moves tell, a mate by a move to a mate, a result by
+                // the rule by none. The code says the rule (the others have codes of their
+                // own), whichever rule the best move's result came by.
+                let folded =
+                    table.file.header().rule_codes_of(p.turn().index()) == RuleCodes::ButCheck;
+                let v = match v {
+                    Value::WinByRule(_) if folded => Value::WinByRule(Rule::PerpetualCheck),
+                    Value::LossByRule(_) if folded => Value::LossByRule(Rule::PerpetualCheck),
+                    v => v,
+                };
+                if Wdl::from(Outcome::from(v)) != Wdl::from(outcome)
+                    || !folded && Outcome::from(v) != outcome
+                {
                     return Err(TableError::SearchDisagrees {
                         path: table.file.path().to_path_buf(),
                         fen: p.fen(),

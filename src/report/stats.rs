@@ -1,9 +1,9 @@
 //! `stats`: a material set's statistics, in the colouring the user named.
 
 use crate::material::Material;
-use crate::probe::{ProbeError, Table, Tablebase};
+use crate::probe::{ProbeError, Tablebase};
 use crate::rules::Position;
-use crate::table::SideStats;
+use crate::table::{RuleCodes, SideStats};
 use crate::value::{Outcome, Value};
 use serde::Serialize;
 
@@ -68,17 +68,24 @@ fn swap_example_colours(s: &mut SideStats) {
     }
 }
 
-/// Every legal position of `table` whose value a repetition rule decided, one of each
-/// mirror pair, in the colouring of `m`, with its value, to `each`.
+/// Every legal position of `m`'s table whose value a repetition rule decided, one of each
+/// mirror pair, in the colouring of `m`, with its value, to `each`. A side whose distances a
+/// search gives is read whole first, where its WDL codes leave results by the
+/// perpetual-check rule to the search (format 11 on).
 ///
 /// # Errors
 ///
-/// A block of the table cannot be read.
+/// The table or one a capture reaches is missing, or a block cannot be read.
 pub fn rule_decided_positions(
-    table: &Table,
+    tb: &Tablebase,
     m: Material,
     mut each: impl FnMut(&Position, Value),
 ) -> Result<(), ProbeError> {
+    let table = tb.table(m)?;
+    let folded = |side| table.file.header().rule_codes_of(side) == RuleCodes::ButCheck;
+    if (0..2).any(|side| table.searches(side) && folded(side)) {
+        tb.load_all(&table)?;
+    }
     for (_, pos) in table.index.legal_positions() {
         // A result by a rule has no distance: the outcome says all of it.
         let rule_value = match table.outcome(&pos)? {

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::trace;
-use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, rule_of_stored};
+use crate::value::{MAX_DISTANCE, Rule, STORED_DRAW, STORED_ILLEGAL, rule_of_stored};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -78,7 +78,7 @@ pub trait ValueSource: Sync {
     /// without a legal position taking the code of the slot before it (a draw at the start);
     /// on the sides `rule_codes` names, results by the rule take their own codes
     /// ([`wdl_code_with`]).
-    fn into_wdl_codes(self, rule_codes: [bool; 2]) -> [WdlCodes; 2];
+    fn into_wdl_codes(self, rule_codes: [RuleCodes; 2]) -> [WdlCodes; 2];
 }
 
 /// One side's WDL codes, a byte a slot, held in words so that the generator's cells become
@@ -115,7 +115,7 @@ impl ValueSource for [Vec<u16>; 2] {
         self[side][slot as usize]
     }
 
-    fn into_wdl_codes(self, rule_codes: [bool; 2]) -> [WdlCodes; 2] {
+    fn into_wdl_codes(self, rule_codes: [RuleCodes; 2]) -> [WdlCodes; 2] {
         let [red, black] = self;
         [(red, rule_codes[0]), (black, rule_codes[1])].map(|(mut side, rule_codes)| {
             fill_dont_care(&mut side);
@@ -158,12 +158,15 @@ pub(crate) fn wdl_code(v: u16) -> u8 {
     }
 }
 
-/// [`wdl_code`], or with `rule_codes` (a table without distances) a code per rule for
-/// results by the rule ([`wdl_rule_code`]).
+/// [`wdl_code`], or a code per rule for the results by the rules `rule_codes` tells apart
+/// ([`wdl_rule_code`]).
 #[inline]
-pub(crate) fn wdl_code_with(v: u16, rule_codes: bool) -> u8 {
-    match rule_of_stored(v) {
-        Some((win, rule)) if rule_codes => wdl_rule_code(win, rule),
+pub(crate) fn wdl_code_with(v: u16, rule_codes: RuleCodes) -> u8 {
+    match (rule_of_stored(v), rule_codes) {
+        (Some((win, rule)), RuleCodes::Every) => wdl_rule_code(win, rule),
+        (Some((win, rule)), RuleCodes::ButCheck) if rule != Rule::PerpetualCheck => {
+            wdl_rule_code(win, rule)
+        }
         _ => wdl_code(v),
     }
 }
@@ -534,6 +537,93 @@ fn bare_dtm_section(old: &TableFile, path: &Path) -> Result<(Section, PathBuf), 
     }
 }
 
+/// [`repack`] of a file of format 7 or later to `target`: the WDL section kept byte for byte
+/// or, where the side whose distances a search gives still tells results by the
+/// perpetual-check rule apart (before format 11), encoded again with them folded into wins
+/// and losses ([`RuleCodes::ButCheck`]); DTM frames of formats 7 to 9 made bare
+/// ([`Codec::ZstdBare`]), later ones kept. Returns the new file's size.
+fn repack_sections(old: &TableFile, target: &Path) -> Result<u64, TableError> {
+    let h = old.header();
+    // Every format from 7 writes the DTM section right after the WDL section.
+    let at = h.wdl.offsets.last().copied().unwrap_or(0) as usize;
+    let searched = h.dtm_side.map(|stored| 1 - usize::from(stored));
+    let (wdl_bytes, wdl) = match searched {
+        Some(side) if h.rule_codes_of(side) == RuleCodes::Every => folded_wdl_section(old, side)?,
+        _ => (old.payload()[..at].to_vec(), h.wdl.clone()),
+    };
+    let moved = |offsets: &[u64], from: u64| -> Vec<u64> {
+        offsets
+            .iter()
+            .map(|o| o - from + wdl_bytes.len() as u64)
+            .collect()
+    };
+    let halves = h.dtm.as_ref().is_some_and(|s| s.codec == Codec::ZstdHalves);
+    let (dtm, spill) = match &h.dtm {
+        Some(_) if halves => {
+            let (section, spill) = bare_dtm_section(old, target)?;
+            let dtm = Section {
+                offsets: moved(&section.offsets, 0),
+                ..section.clone()
+            };
+            let bytes = 0..section.offsets.last().copied().unwrap_or(0);
+            (Some(dtm), Some((spill, bytes)))
+        }
+        Some(section) => {
+            let dtm = Section {
+                offsets: moved(&section.offsets, at as u64),
+                ..section.clone()
+            };
+            (Some(dtm), None)
+        }
+        None => (None, None),
+    };
+    let header = Header {
+        format_version: FORMAT_VERSION,
+        wdl,
+        dtm,
+        ..h.clone()
+    };
+    let written = match &spill {
+        Some((file, bytes)) => write_file(target, &header, &wdl_bytes, Some((file, bytes.clone()))),
+        None => {
+            // The DTM section (if any) as it stands, after the WDL section.
+            let mut payload = wdl_bytes;
+            payload.extend_from_slice(&old.payload()[at..]);
+            write_file(target, &header, &payload, None)
+        }
+    };
+    if let Some((file, _)) = spill {
+        let _ = fs::remove_file(file);
+    }
+    written
+}
+
+/// The WDL section of `old` encoded again with the perpetual-check rule's codes of `side`
+/// (the side whose distances a search gives) folded into wins and losses, and its bytes.
+fn folded_wdl_section(old: &TableFile, side: usize) -> Result<(Vec<u8>, Section), TableError> {
+    let mut codes = old.load_wdl()?;
+    for code in codes[side].iter_mut() {
+        *code = match rule_of_wdl_code(*code) {
+            Some((win, Rule::PerpetualCheck)) => [WDL_LOSS, WDL_WIN][usize::from(win)],
+            _ => *code,
+        };
+    }
+    let codes = codes.map(|bytes| {
+        let words = bytes
+            .chunks(8)
+            .map(|c| {
+                let mut word = [0u8; 8];
+                word[..c.len()].copy_from_slice(c);
+                u64::from_ne_bytes(word)
+            })
+            .collect();
+        WdlCodes::new(words, bytes.len())
+    });
+    let mut payload = Vec::new();
+    let section = append_wdl_section(&mut payload, codes);
+    Ok((payload, section))
+}
+
 /// Compresses both sides' WDL codes ([`Codec::Lzh`]) and appends their blocks to `payload`
 /// (room made for them at once, once the codes are gone; each segment's blocks freed once
 /// copied); describes them.
@@ -639,8 +729,11 @@ pub fn write_table_with(
             (Some(section), None)
         }
     };
-    let rule_codes =
-        [0, 1].map(|side| dtm.is_none() || dtm_side.is_some_and(|stored| stored != side));
+    let rule_codes = [0, 1].map(|side| match (&dtm, dtm_side) {
+        (None, _) => RuleCodes::Every,
+        (Some(_), Some(stored)) if stored != side => RuleCodes::ButCheck,
+        (Some(_), _) => RuleCodes::None,
+    });
     let step = trace::step("WDL written");
     let codes = values.into_wdl_codes(rule_codes);
     let mut payload = Vec::new();
@@ -770,10 +863,11 @@ pub struct Repacked {
 }
 
 /// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
-/// rule set and statistics; everything is checked on the way in. A file of formats 7 to 9
-/// keeps its WDL section byte for byte (format 8 changed only what `asian` means), and its DTM
-/// blocks are compressed again as bare frames ([`Codec::ZstdBare`], format 10); older ones
-/// are encoded again. An `asian` table of format 7 or earlier moves to its `check` name, the rule it
+/// rule set and statistics; everything is checked on the way in. A file of formats 7 to 10
+/// keeps its WDL section byte for byte (format 8 changed only what `asian` means) but where
+/// one side's distances are stored, whose other side's codes of the perpetual-check rule are
+/// folded into wins and losses (format 11); its DTM blocks of formats 7 to 9 are compressed
+/// again as bare frames ([`Codec::ZstdBare`], format 10); older files are encoded again. An `asian` table of format 7 or earlier moves to its `check` name, the rule it
 /// holds (an existing file of that name is replaced).
 ///
 /// # Errors
@@ -796,34 +890,8 @@ pub fn repack(path: &Path) -> Result<Repacked, TableError> {
         });
     }
     old.verify_checksums()?;
-    // Formats 7 to 9 write the DTM section right after the WDL section.
-    let halves = h
-        .dtm
-        .as_ref()
-        .is_some_and(|s| s.codec == Codec::ZstdHalves && h.wdl.offsets.last() == s.offsets.first());
-    let after = if h.format_version >= 7 && halves {
-        // The WDL section kept byte for byte, the DTM frames made bare.
-        let at = h.dtm.as_ref().map_or(0, |s| s.offsets[0]);
-        let (section, spill) = bare_dtm_section(&old, &target)?;
-        let header = Header {
-            format_version: FORMAT_VERSION,
-            dtm: Some(Section {
-                offsets: section.offsets.iter().map(|o| o + at).collect(),
-                ..section.clone()
-            }),
-            ..h.clone()
-        };
-        let bytes = 0..section.offsets.last().copied().unwrap_or(0);
-        let wdl = &old.payload()[..at as usize];
-        let written = write_file(&target, &header, wdl, Some((&spill, bytes)));
-        let _ = fs::remove_file(&spill);
-        written?
-    } else if h.format_version >= 7 {
-        let header = Header {
-            format_version: FORMAT_VERSION,
-            ..h.clone()
-        };
-        write_file(&target, &header, old.payload(), None)?
+    let after = if h.format_version >= 7 {
+        repack_sections(&old, &target)?
     } else {
         // Every format before 7 holds distances.
         let values = old.load_dtm()?.into_stored();

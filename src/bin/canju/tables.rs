@@ -30,7 +30,7 @@ impl Stats {
         let tb = self.tables.open();
         if self.list_rule_changes {
             let mut written = Ok(());
-            rule_decided_positions(&*tb.table(m)?, m, |pos, v| {
+            rule_decided_positions(&tb, m, |pos, v| {
                 if written.is_ok() {
                     written = writeln!(out, "{}  {v}", pos.fen());
                 }
