@@ -6,7 +6,9 @@
 //! [`CAN_DRAW`] to distances and ends by turning what is left into [`DRAW`]; the repetition
 //! rules' pass turns draws into wins and losses by a rule ([`rule_win`], [`rule_loss`]).
 
-use crate::table::{RuleCodes, ValueSource, WdlCodes, wdl_code, wdl_code_with};
+use crate::table::{
+    NO_CODE, RuleCodes, ValueSource, WdlCodes, fill_runs_without_code, wdl_code_with,
+};
 use crate::value::{Rule, STORED_DRAW, STORED_ILLEGAL, Value, stored_rule_loss, stored_rule_win};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -570,13 +572,14 @@ impl ValueSource for Cells {
         .map(|(side, big, rule_codes)| {
             let words: Vec<u64> = side.into_iter().map(AtomicU64::into_inner).collect();
             let mut codes = WdlCodes::new(words, size as usize);
-            let mut last = wdl_code(STORED_DRAW);
             for (slot, b) in codes.bytes_mut().iter_mut().enumerate() {
                 if *b != ILLEGAL {
-                    last = wdl_code_with(stored_of(*b, || big[&(slot as u64)]), rule_codes);
+                    *b = wdl_code_with(stored_of(*b, || big[&(slot as u64)]), rule_codes);
+                } else {
+                    *b = NO_CODE;
                 }
-                *b = last;
             }
+            fill_runs_without_code(codes.bytes_mut(), rule_codes);
             codes
         })
     }
