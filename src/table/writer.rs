@@ -708,8 +708,9 @@ pub(super) fn append_wdl_section(payload: &mut Vec<u8>, codes: [WdlCodes; 2]) ->
 
 /// Writes a table atomically: a temporary file in the same folder, synced, then renamed.
 /// Takes the stored values of both sides to move and fills the slots without a legal
-/// position in place (with the value before them, which costs nothing to compress), so the
-/// values are never copied whole. Returns the file's size in bytes.
+/// position as it encodes them (with the value before them, or on a side without stored
+/// distances the neighbouring run's code: [`fill_runs_without_code`]), so the values are
+/// never copied whole. Returns the file's size in bytes.
 ///
 /// # Errors
 /// [`TableError`] if the file cannot be written (the temporary file is removed).
