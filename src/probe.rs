@@ -247,6 +247,12 @@ impl Table {
         h.holds_distances() && !h.stores_distances_of(side) && self.all[side].get().is_none()
     }
 
+    /// True if `side`'s WDL codes leave wins and losses by the perpetual-check rule for the
+    /// search that gives its distances to tell from mates ([`RuleCodes::ButCheck`]).
+    pub fn searches_check_results(&self, side: usize) -> bool {
+        self.file.header().rule_codes_of(side) == RuleCodes::ButCheck
+    }
+
     /// True if the table stores distances to mate (it was not generated with `--wdl-only`).
     pub fn holds_distances(&self) -> bool {
         self.file.header().holds_distances()
@@ -319,13 +325,8 @@ impl Table {
     /// 8 occur only in a table without distances, and on the side whose distances a search
     /// gives).
     fn outcome_of_code(&self, code: u8, side: usize) -> Result<Outcome, TableError> {
-        let rule = match self.file.header().rule_codes_of(side) {
-            RuleCodes::Every => table::rule_of_wdl_code(code),
-            RuleCodes::ButCheck => {
-                table::rule_of_wdl_code(code).filter(|&(_, r)| r != Rule::PerpetualCheck)
-            }
-            RuleCodes::None => None,
-        };
+        let rule_codes = self.file.header().rule_codes_of(side);
+        let rule = table::rule_of_wdl_code(code).filter(|&(_, r)| rule_codes.tell(r));
         Ok(match (code, rule) {
             (_, Some((true, rule))) => Outcome::WinByRule(rule),
             (_, Some((false, rule))) => Outcome::LossByRule(rule),
@@ -610,8 +611,8 @@ impl Tablebase {
         let outcome = table.outcome(p)?;
         // A win or loss whose code may stand for one by the perpetual-check rule: the search
         // tells.
-        let folded = table.searches(p.turn().index())
-            && table.file.header().rule_codes_of(p.turn().index()) == RuleCodes::ButCheck;
+        let folded =
+            table.searches(p.turn().index()) && table.searches_check_results(p.turn().index());
         let outcome = match outcome {
             Some(Outcome::Win | Outcome::Loss) if folded => {
                 self.searched_value(&table, p)?.map(Outcome::from)

@@ -3,7 +3,7 @@
 
 use super::{Position, ProbeError, Table, Tablebase, Wdl};
 use crate::material::Material;
-use crate::table::{DtmSide, RuleCodes, TableError};
+use crate::table::{DtmSide, TableError};
 use crate::value::{Outcome, Rule, STORED_DRAW, Value};
 
 impl Tablebase {
@@ -28,16 +28,17 @@ impl Tablebase {
                 // mate (format 11): the moves tell, a mate by a move to a mate, a result by
                 // the rule by none. The code says the rule (the others have codes of their
                 // own), whichever rule the best move's result came by.
-                let folded =
-                    table.file.header().rule_codes_of(p.turn().index()) == RuleCodes::ButCheck;
+                let folded = table.searches_check_results(p.turn().index());
                 let v = match v {
                     Value::WinByRule(_) if folded => Value::WinByRule(Rule::PerpetualCheck),
                     Value::LossByRule(_) if folded => Value::LossByRule(Rule::PerpetualCheck),
                     v => v,
                 };
-                if Wdl::from(Outcome::from(v)) != Wdl::from(outcome)
-                    || !folded && Outcome::from(v) != outcome
-                {
+                let fits = match v.rule() {
+                    Some(_) => folded && Wdl::from(v) == Wdl::from(outcome),
+                    None => Outcome::from(v) == outcome,
+                };
+                if !fits {
                     return Err(TableError::SearchDisagrees {
                         path: table.file.path().to_path_buf(),
                         fen: p.fen(),

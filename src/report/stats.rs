@@ -3,7 +3,7 @@
 use crate::material::Material;
 use crate::probe::{ProbeError, Tablebase};
 use crate::rules::Position;
-use crate::table::{RuleCodes, SideStats};
+use crate::table::SideStats;
 use crate::value::{Outcome, Value};
 use serde::Serialize;
 
@@ -82,8 +82,7 @@ pub fn rule_decided_positions(
     mut each: impl FnMut(&Position, Value),
 ) -> Result<(), ProbeError> {
     let table = tb.table(m)?;
-    let folded = |side| table.file.header().rule_codes_of(side) == RuleCodes::ButCheck;
-    if (0..2).any(|side| table.searches(side) && folded(side)) {
+    if (0..2).any(|side| table.searches(side) && table.searches_check_results(side)) {
         tb.load_all(&table)?;
     }
     for (_, pos) in table.index.legal_positions() {

@@ -631,6 +631,25 @@ pub enum RuleCodes {
     ButCheck,
 }
 
+impl RuleCodes {
+    /// True if the codes tell `rule`'s results apart from wins and losses by mate.
+    pub fn tell(self, rule: Rule) -> bool {
+        match self {
+            RuleCodes::None => false,
+            RuleCodes::Every => true,
+            RuleCodes::ButCheck => rule != Rule::PerpetualCheck,
+        }
+    }
+
+    /// The code `code` stands as under these codes, from a code of [`RuleCodes::Every`].
+    pub fn recode(self, code: u8) -> u8 {
+        match rule_of_wdl_code(code) {
+            Some((win, rule)) if !self.tell(rule) => [WDL_LOSS, WDL_WIN][usize::from(win)],
+            _ => code,
+        }
+    }
+}
+
 /// True if the sections' codecs are those format `version` writes: WDL in zstd frames before
 /// format 5, [`Codec::Lzh`] from it; DTM distances in zstd frames before format 7, halves
 /// ([`Codec::ZstdHalves`]) from it, bare frames of halves ([`Codec::ZstdBare`]) from format

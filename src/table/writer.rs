@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::trace;
-use crate::value::{MAX_DISTANCE, Rule, STORED_DRAW, STORED_ILLEGAL, rule_of_stored};
+use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, rule_of_stored};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -95,6 +95,13 @@ impl WdlCodes {
         WdlCodes { words, len }
     }
 
+    /// `bytes` as codes (copied into words).
+    pub fn from_bytes(bytes: Vec<u8>) -> WdlCodes {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(&bytes);
+        WdlCodes::new(words, bytes.len())
+    }
+
     /// The codes.
     pub fn as_bytes(&self) -> &[u8] {
         &bytemuck::cast_slice(&self.words)[..self.len]
@@ -118,20 +125,11 @@ impl ValueSource for [Vec<u16>; 2] {
     fn into_wdl_codes(self, rule_codes: [RuleCodes; 2]) -> [WdlCodes; 2] {
         let [red, black] = self;
         [(red, rule_codes[0]), (black, rule_codes[1])].map(|(side, rule_codes)| {
-            let words = side
-                .chunks(8)
-                .map(|c| {
-                    let mut bytes = [0u8; 8];
-                    for (b, &v) in bytes.iter_mut().zip(c) {
-                        *b = match v {
-                            STORED_ILLEGAL => NO_CODE,
-                            v => wdl_code_with(v, rule_codes),
-                        };
-                    }
-                    u64::from_ne_bytes(bytes)
-                })
-                .collect();
-            let mut codes = WdlCodes::new(words, side.len());
+            let codes = side.iter().map(|&v| match v {
+                STORED_ILLEGAL => NO_CODE,
+                v => wdl_code_with(v, rule_codes),
+            });
+            let mut codes = WdlCodes::from_bytes(codes.collect());
             fill_runs_without_code(codes.bytes_mut(), rule_codes);
             codes
         })
@@ -210,11 +208,8 @@ pub(crate) fn wdl_code(v: u16) -> u8 {
 /// ([`wdl_rule_code`]).
 #[inline]
 pub(crate) fn wdl_code_with(v: u16, rule_codes: RuleCodes) -> u8 {
-    match (rule_of_stored(v), rule_codes) {
-        (Some((win, rule)), RuleCodes::Every) => wdl_rule_code(win, rule),
-        (Some((win, rule)), RuleCodes::ButCheck) if rule != Rule::PerpetualCheck => {
-            wdl_rule_code(win, rule)
-        }
+    match rule_of_stored(v) {
+        Some((win, rule)) if rule_codes.tell(rule) => wdl_rule_code(win, rule),
         _ => wdl_code(v),
     }
 }
@@ -649,24 +644,10 @@ fn repack_sections(old: &TableFile, target: &Path) -> Result<u64, TableError> {
 /// The WDL section of `old` encoded again with the perpetual-check rule's codes of `side`
 /// (the side whose distances a search gives) folded into wins and losses, and its bytes.
 fn folded_wdl_section(old: &TableFile, side: usize) -> Result<(Vec<u8>, Section), TableError> {
-    let mut codes = old.load_wdl()?;
-    for code in codes[side].iter_mut() {
-        *code = match rule_of_wdl_code(*code) {
-            Some((win, Rule::PerpetualCheck)) => [WDL_LOSS, WDL_WIN][usize::from(win)],
-            _ => *code,
-        };
+    let mut codes = old.load_wdl()?.map(WdlCodes::from_bytes);
+    for code in codes[side].bytes_mut() {
+        *code = RuleCodes::ButCheck.recode(*code);
     }
-    let codes = codes.map(|bytes| {
-        let words = bytes
-            .chunks(8)
-            .map(|c| {
-                let mut word = [0u8; 8];
-                word[..c.len()].copy_from_slice(c);
-                u64::from_ne_bytes(word)
-            })
-            .collect();
-        WdlCodes::new(words, bytes.len())
-    });
     let mut payload = Vec::new();
     let section = append_wdl_section(&mut payload, codes);
     Ok((payload, section))
