@@ -76,6 +76,12 @@ pub(super) struct Outcomes {
 /// reading took KRNKR's rule pass 0.16-0.20 s each time, now 0.07-0.10 s.
 const OUTCOME_CHUNK_CELLS: usize = 1 << 22;
 
+/// Cells turned into WDL codes at a time, in parallel.
+const CODE_CHUNK: usize = 1 << 16;
+
+/// Bytes of cells written or read back at a time when they are spilled.
+const SPILL_CHUNK_BYTES: usize = 1 << 20;
+
 /// `n` in every byte of a word.
 const fn splat(n: u8) -> u64 {
     n as u64 * 0x0101_0101_0101_0101
@@ -394,14 +400,19 @@ impl Cells {
     /// # Errors
     /// The file cannot be written (a full disk).
     pub(super) fn spill(&mut self, path: &Path) -> std::io::Result<()> {
+        // Not synced: the file is read back by this run, and a run that dies leaves it as a
+        // temporary file the next run does not read.
         let write = || -> std::io::Result<()> {
-            let mut f = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+            let mut f = std::fs::File::create(path)?;
+            let mut bytes = Vec::with_capacity(SPILL_CHUNK_BYTES);
             for side in &self.sides {
-                for w in side {
-                    f.write_all(&w.load(Relaxed).to_ne_bytes())?;
+                for words in side.chunks(SPILL_CHUNK_BYTES / 8) {
+                    bytes.clear();
+                    bytes.extend(words.iter().flat_map(|w| w.load(Relaxed).to_ne_bytes()));
+                    f.write_all(&bytes)?;
                 }
             }
-            f.into_inner().map_err(|e| e.into_error())?.sync_all()
+            Ok(())
         };
         if let Err(e) = write() {
             let _ = std::fs::remove_file(path);
@@ -417,13 +428,18 @@ impl Cells {
     /// The file cannot be read or is shorter than the cells.
     pub(super) fn restore(&mut self, path: &Path) -> std::io::Result<()> {
         let words = self.size.div_ceil(8) as usize;
-        let mut f = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path)?);
+        let mut f = std::fs::File::open(path)?;
+        let mut bytes = vec![0u8; SPILL_CHUNK_BYTES.min(8 * words)];
         for side in &mut self.sides {
             let mut v = Vec::with_capacity(words);
-            let mut b = [0u8; 8];
-            for _ in 0..words {
-                f.read_exact(&mut b)?;
-                v.push(AtomicU64::new(u64::from_ne_bytes(b)));
+            while v.len() < words {
+                let chunk = &mut bytes[..8 * (words - v.len()).min(SPILL_CHUNK_BYTES / 8)];
+                f.read_exact(chunk)?;
+                v.extend(
+                    chunk.chunks_exact(8).map(|b| {
+                        AtomicU64::new(u64::from_ne_bytes(b.try_into().expect("8 bytes")))
+                    }),
+                );
             }
             *side = v;
         }
@@ -564,24 +580,33 @@ impl ValueSource for Cells {
         } = self;
         let [red, black] = sides;
         let [red_big, black_big] = big.map(|m| m.into_inner().expect("no panic holds the lock"));
-        // The bytes are turned into codes where they are: no second copy of the values.
-        [
-            (red, red_big, rule_codes[0]),
-            (black, black_big, rule_codes[1]),
-        ]
-        .map(|(side, big, rule_codes)| {
+        // The bytes are turned into codes where they are: no second copy of the values. The
+        // two sides at once, and each side's bytes a chunk at a time (serially, KRNKR's
+        // took 0.15 s).
+        let codes_of = |side: Vec<AtomicU64>, big: HashMap<u64, u16>, rule_codes: RuleCodes| {
             let words: Vec<u64> = side.into_iter().map(AtomicU64::into_inner).collect();
             let mut codes = WdlCodes::new(words, size as usize);
-            for (slot, b) in codes.bytes_mut().iter_mut().enumerate() {
-                if *b != ILLEGAL {
-                    *b = wdl_code_with(stored_of(*b, || big[&(slot as u64)]), rule_codes);
-                } else {
-                    *b = NO_CODE;
-                }
-            }
+            codes
+                .bytes_mut()
+                .par_chunks_mut(CODE_CHUNK)
+                .enumerate()
+                .for_each(|(c, chunk)| {
+                    for (k, b) in chunk.iter_mut().enumerate() {
+                        let slot = (c * CODE_CHUNK + k) as u64;
+                        *b = match *b {
+                            ILLEGAL => NO_CODE,
+                            cell => wdl_code_with(stored_of(cell, || big[&slot]), rule_codes),
+                        };
+                    }
+                });
             fill_runs_without_code(codes.bytes_mut(), rule_codes);
             codes
-        })
+        };
+        let (red, black) = rayon::join(
+            || codes_of(red, red_big, rule_codes[0]),
+            || codes_of(black, black_big, rule_codes[1]),
+        );
+        [red, black]
     }
 }
 
