@@ -896,6 +896,12 @@ impl MaterialIndex {
         })
     }
 
+    /// The legal position of slot `i` with `turn` to move, if there is one.
+    pub fn legal_position(&self, i: u64, turn: Color) -> Option<Position> {
+        let pos = self.decode(i, turn).filter(|p| self.encode(p) == Some(i))?;
+        pos.validate().is_ok().then_some(pos)
+    }
+
     /// Every legal position of the set with its slot, slot by slot ([`MaterialIndex::legal_at`]).
     pub fn legal_positions(&self) -> impl Iterator<Item = (u64, Position)> + '_ {
         (0..self.size).flat_map(|i| self.legal_at(i))

@@ -324,7 +324,7 @@ impl Table {
     /// [`TableError::CorruptPayload`] for a code the table cannot hold (the rules' codes 3 to
     /// 8 occur only in a table without distances, and on the side whose distances a search
     /// gives).
-    fn outcome_of_code(&self, code: u8, side: usize) -> Result<Outcome, TableError> {
+    pub(super) fn outcome_of_code(&self, code: u8, side: usize) -> Result<Outcome, TableError> {
         let rule_codes = self.file.header().rule_codes_of(side);
         let rule = table::rule_of_wdl_code(code).filter(|&(_, r)| rule_codes.tell(r));
         Ok(match (code, rule) {

@@ -18,12 +18,26 @@ impl Tablebase {
         let Some(outcome) = table.outcome(p)? else {
             return Ok(None);
         };
-        Ok(Some(match outcome {
+        self.value_of_outcome(table, p, outcome, || self.value_from_moves(p))
+            .map(Some)
+    }
+
+    /// The value of `p` (in `table`'s colouring, on the side a search gives) whose WDL code
+    /// says `outcome`: for a win or loss by mate the distance its moves give (`from_moves`),
+    /// which must agree with the code.
+    fn value_of_outcome(
+        &self,
+        table: &Table,
+        p: &Position,
+        outcome: Outcome,
+        from_moves: impl FnOnce() -> Result<Value, ProbeError>,
+    ) -> Result<Value, ProbeError> {
+        Ok(match outcome {
             Outcome::Draw => Value::Draw,
             Outcome::WinByRule(r) => Value::WinByRule(r),
             Outcome::LossByRule(r) => Value::LossByRule(r),
             Outcome::Win | Outcome::Loss => {
-                let v = self.value_from_moves(p)?;
+                let v = from_moves()?;
                 // A win or loss by the perpetual-check rule may share the code of one by
                 // mate (format 11): the moves tell, a mate by a move to a mate, a result by
                 // the rule by none. The code says the rule (the others have codes of their
@@ -49,7 +63,34 @@ impl Tablebase {
                 }
                 v
             }
-        }))
+        })
+    }
+
+    /// [`Tablebase::value_from_moves`] of `pos` (in `table`'s colouring), whose quiet moves
+    /// reach `table`'s other side to move, read whole: those are read from it by slot, and
+    /// only the captures go through the probe.
+    fn value_from_moves_within(&self, table: &Table, pos: &Position) -> Result<Value, ProbeError> {
+        let other = 1 - pos.turn().index();
+        let mut best: Option<Value> = None;
+        for &mv in pos.legal_moves().iter() {
+            let after = pos.after(mv);
+            let not_in_table = || ProbeError::NotInTable {
+                material: table.material.name(),
+                fen: after.fen(),
+            };
+            let v = match pos.is_capture(mv) {
+                true => self.probe_unchecked(&after)?,
+                false => {
+                    let j = table.index.encode(&after).ok_or_else(not_in_table)?;
+                    Value::from_stored(table.stored(other, j)?).ok_or_else(not_in_table)?
+                }
+            }
+            .parent();
+            if best.is_none_or(|b| v.goodness() > b.goodness()) {
+                best = Some(v);
+            }
+        }
+        Ok(best.unwrap_or(Value::Loss(0)))
     }
 
     /// The value a legal position has given its moves' values: a loss in 0 without a legal
@@ -86,17 +127,24 @@ impl Tablebase {
         }
         // The stored side first, whole (its checksums checked on the way): the search reads it.
         table.load_side(1 - side)?;
+        // Its WDL codes whole too: a code looked up slot by slot decodes its block each time.
+        let codes = table.file.load_wdl_of(side)?;
         let turn = crate::rules::Color::ALL[side];
+        let step = crate::trace::step("searched side read whole");
         let values = (0..table.index.size())
             .into_par_iter()
             .map(|i| {
-                let Some((_, pos)) = table.index.legal_at(i).find(|(_, p)| p.turn() == turn) else {
+                let Some(pos) = table.index.legal_position(i, turn) else {
                     return Ok(STORED_DRAW);
                 };
-                let v = self.searched_value(table, &pos)?;
-                Ok(v.map_or(STORED_DRAW, Value::to_stored))
+                let outcome = table.outcome_of_code(codes[i as usize], side)?;
+                let v = self.value_of_outcome(table, &pos, outcome, || {
+                    self.value_from_moves_within(table, &pos)
+                })?;
+                Ok(v.to_stored())
             })
             .collect::<Result<Vec<u16>, ProbeError>>()?;
+        step.done(|| format!("{} side {side}", table.material.name()));
         let _ = table.all[side].set(DtmSide::from_stored(values));
         Ok(())
     }
