@@ -87,6 +87,9 @@ pub(crate) trait DrawGame: Sync {
     }
     /// True if `f` holds for some node that node `v` moves to (stops at the first).
     fn any_successor(&self, v: u64, f: impl FnMut(u64) -> bool) -> bool;
+    /// Notes that node `v` was seen to move into a checked node (for the games played over
+    /// the same draws after the fixpoint); by default nothing.
+    fn note_check(&self, _v: u64) {}
     /// The nodes that move into node `v` (repeats allowed), in `out`.
     fn predecessors(&self, v: u64, out: &mut Vec<u64>);
 }
@@ -549,14 +552,17 @@ impl<'g, G: DrawGame> Fixpoint<'g, G> {
         if game.flags(w) & EXIT != 0 {
             return false;
         }
-        let mut covered = true;
+        let (mut covered, mut check) = (true, false);
         let escapes = game.any_successor(w, |u| match game.is_checked(u) {
             true => {
-                covered &= z.get(u);
+                (covered, check) = (covered && z.get(u), true);
                 false
             }
             false => !x.get(u),
         });
+        if check {
+            game.note_check(w);
+        }
         if escapes {
             return false;
         }
@@ -587,7 +593,19 @@ fn initial_escapes(game: &impl DrawGame) -> Bits {
 /// move into X, and `w` has no exit. `escapes` holds the nodes with an exit or a quiet move
 /// out of X ([`Fixpoint::escapes`]), so only the checks need generating moves.
 fn every_move_covered(game: &impl DrawGame, w: u64, z: &Bits, escapes: &Bits) -> bool {
-    !escapes.get(w) && !game.any_successor(w, |u| game.is_checked(u) && !z.get(u))
+    if escapes.get(w) {
+        return false;
+    }
+    let mut check = false;
+    let blocked = game.any_successor(w, |u| {
+        let checks = game.is_checked(u);
+        check |= checks;
+        checks && !z.get(u)
+    });
+    if check {
+        game.note_check(w);
+    }
+    !blocked
 }
 
 /// Grows `z` backwards along checking moves from the nodes in `walk`'s frontier (already in

@@ -91,6 +91,16 @@ pub(crate) trait RuleGame: Sync {
     fn surely_moves(&self, _v: u64) -> bool {
         false
     }
+    /// True if node `v` is known to have a checking move to a node without generating its
+    /// moves (false tells nothing).
+    fn checks_surely(&self, _v: u64) -> bool {
+        false
+    }
+    /// True if opponent-to-move node `v` is known, without generating its moves, to have a
+    /// move of the top priority (for the opponent: idle) to a node (false tells nothing).
+    fn surely_idles(&self, _v: u64) -> bool {
+        false
+    }
 }
 
 /// The game `G` with the opponent's checks taken as idle moves: the plays p wins in it are
@@ -137,6 +147,15 @@ impl<G: RuleGame> RuleGame for ChasesAlone<'_, G> {
 
     fn surely_moves(&self, v: u64) -> bool {
         self.0.surely_moves(v)
+    }
+
+    fn checks_surely(&self, v: u64) -> bool {
+        self.0.checks_surely(v)
+    }
+
+    fn surely_idles(&self, v: u64) -> bool {
+        // The opponent's checks are its idle moves here.
+        !self.0.p_to_move(v) && self.0.checks_surely(v)
     }
 }
 
@@ -270,12 +289,16 @@ fn idle_escapes(game: &impl RuleGame, won: &Bits, lost: &Bits, first_step_bound:
     // The first step: the nodes of `won`, and those that join whatever else joins (the
     // opponent's without an idle escape, p's exits). A p-to-move node with a move into
     // `won` is found among their predecessors, without generating every p node's moves.
+    // While nothing is forced, an opponent node known to have an idle move has an idle
+    // escape: on KRNKR's game of chases alone, the opponent's checks (idle there) seen by
+    // the perpetual-check fixpoint spared most of this step's moves.
+    let nothing_forced = won.count() == 0;
     let first = |v: u64| {
         won.get(v)
             || !lost.get(v)
                 && match game.p_to_move(v) {
                     true => game.exit(v),
-                    false => joins(v),
+                    false => !(nothing_forced && game.surely_idles(v)) && joins(v),
                 }
     };
     let most_first = match first_step_bound {
@@ -770,6 +793,10 @@ mod tests {
             self.nodes
                 .iter()
                 .any(|n| n.2.iter().any(|&(_, k)| k == Chase || k == PawnChase))
+        }
+        fn checks_surely(&self, v: u64) -> bool {
+            // Told for every node, so that the games of chases alone take the shortcut.
+            self.nodes[v as usize].2.iter().any(|&(_, k)| k == Check)
         }
     }
 

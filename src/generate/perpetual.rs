@@ -36,8 +36,9 @@ use std::sync::atomic::Ordering::Relaxed;
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
 
-/// Bits per draw of the in-check, exit and free bitmaps, built beside the values.
-pub(crate) const FLAG_BITS_PER_DRAW: u64 = 3;
+/// Bits per draw of the in-check, exit and free bitmaps, built beside the values, and of
+/// the checks seen ([`Draws::checks_seen`]).
+pub(crate) const FLAG_BITS_PER_DRAW: u64 = 4;
 
 /// Bits per slot (both sides to move together) of the draws' ranks.
 pub(crate) const RANK_BITS_PER_SLOT: f64 = 2.0 * super::draw_index::BITS_PER_SLOT;
@@ -162,6 +163,10 @@ struct Draws<'a> {
     exit: Bits,
     /// The draws with an exit or a quiet move ([`FREE`]).
     free: Bits,
+    /// The draws seen to move into a checked draw while their moves were generated (by the
+    /// fixpoint's verifications above all): in the game of chases alone such a check is an
+    /// idle move of the opponent ([`RuleGame::surely_idles`]).
+    checks_seen: Bits,
     /// The opponent's game's `exit` and `free`, where they were built with p's.
     other: Option<[Bits; 2]>,
     /// True if chases are told apart from idle moves (the 棋例's full rules), else only
@@ -210,6 +215,7 @@ impl<'a> Draws<'a> {
         Ok(Draws {
             index: solver.index,
             p,
+            checks_seen: Bits::new(ids.count()),
             checked,
             exit,
             free,
@@ -297,6 +303,7 @@ impl<'a> Draws<'a> {
         Ok(Some(Draws {
             index: self.index,
             p,
+            checks_seen: Bits::new(n),
             ids,
             checked,
             exit,
@@ -350,6 +357,12 @@ impl DrawGame for Draws<'_> {
                 self.ids.id(next, j).is_some_and(&mut f)
             })
         })
+    }
+
+    fn note_check(&self, v: u64) {
+        if !self.checks_seen.get(v) {
+            self.checks_seen.set(v);
+        }
     }
 
     fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
@@ -411,6 +424,10 @@ impl RuleGame for Draws<'_> {
     fn surely_moves(&self, v: u64) -> bool {
         // Free without an exit: a quiet move into the draws.
         self.free.get(v) && !self.exit.get(v)
+    }
+
+    fn checks_surely(&self, v: u64) -> bool {
+        self.checks_seen.get(v)
     }
 
     fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
