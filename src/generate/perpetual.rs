@@ -36,9 +36,8 @@ use std::sync::atomic::Ordering::Relaxed;
 /// Positions the rule changed, per side to move: (won by the side to move, lost by it).
 pub(crate) type RuleCounts = [(u64, u64); 2];
 
-/// Bits per draw of the in-check, exit and free bitmaps, built beside the values, and of
-/// the checks seen ([`Draws::checks_seen`]).
-pub(crate) const FLAG_BITS_PER_DRAW: u64 = 4;
+/// Bits per draw of the in-check, exit and free bitmaps, built beside the values.
+pub(crate) const FLAG_BITS_PER_DRAW: u64 = 3;
 
 /// Bits per slot (both sides to move together) of the draws' ranks.
 pub(crate) const RANK_BITS_PER_SLOT: f64 = 2.0 * super::draw_index::BITS_PER_SLOT;
@@ -100,8 +99,9 @@ struct DrawMoves {
 /// Bits per draw of the opponent's exit and free bitmaps, which the first side's pass builds
 /// beside its own where a set has at most [`OTHER_FLAGS_MOST_SLOTS`] slots a side: where
 /// that side's rule decides nothing, the other side's pass starts from them and the same
-/// ranks instead of ranking and scanning the draws again.
-pub(crate) const OTHER_FLAG_BITS_PER_DRAW: u64 = 2;
+/// ranks instead of ranking and scanning the draws again. Such sets also keep the checks
+/// seen ([`Draws::checks_seen`]), a bit more.
+pub(crate) const OTHER_FLAG_BITS_PER_DRAW: u64 = 3;
 
 /// About how many draws' flags are found again per node the first side's rule decided, if
 /// the other side's draws are derived from the first's ([`Draws::without`]: each decided
@@ -165,8 +165,9 @@ struct Draws<'a> {
     free: Bits,
     /// The draws seen to move into a checked draw while their moves were generated (by the
     /// fixpoint's verifications above all): in the game of chases alone such a check is an
-    /// idle move of the opponent ([`RuleGame::surely_idles`]).
-    checks_seen: Bits,
+    /// idle move of the opponent ([`RuleGame::surely_idles`]). Kept where the other side's
+    /// flags are ([`OTHER_FLAGS_MOST_SLOTS`]): larger sets' peaks stay where they were.
+    checks_seen: Option<Bits>,
     /// The opponent's game's `exit` and `free`, where they were built with p's.
     other: Option<[Bits; 2]>,
     /// True if chases are told apart from idle moves (the 棋例's full rules), else only
@@ -215,7 +216,8 @@ impl<'a> Draws<'a> {
         Ok(Draws {
             index: solver.index,
             p,
-            checks_seen: Bits::new(ids.count()),
+            checks_seen: (solver.index.size() <= OTHER_FLAGS_MOST_SLOTS)
+                .then(|| Bits::new(ids.count())),
             checked,
             exit,
             free,
@@ -303,7 +305,7 @@ impl<'a> Draws<'a> {
         Ok(Some(Draws {
             index: self.index,
             p,
-            checks_seen: Bits::new(n),
+            checks_seen: Some(Bits::new(n)),
             ids,
             checked,
             exit,
@@ -360,8 +362,10 @@ impl DrawGame for Draws<'_> {
     }
 
     fn note_check(&self, v: u64) {
-        if !self.checks_seen.get(v) {
-            self.checks_seen.set(v);
+        if let Some(seen) = &self.checks_seen
+            && !seen.get(v)
+        {
+            seen.set(v);
         }
     }
 
@@ -427,7 +431,7 @@ impl RuleGame for Draws<'_> {
     }
 
     fn checks_surely(&self, v: u64) -> bool {
-        self.checks_seen.get(v)
+        self.checks_seen.as_ref().is_some_and(|seen| seen.get(v))
     }
 
     fn predecessors(&self, v: u64, out: &mut Vec<u64>) {
