@@ -111,11 +111,8 @@ impl RankedBits {
                 hi = mid - 1;
             }
         }
-        let mut word = self.words[lo];
-        for _ in 0..r - self.ones_before_word(lo) {
-            word &= word - 1;
-        }
-        lo as u64 * 64 + word.trailing_zeros() as u64
+        let k = (r - self.ones_before_word(lo)) as u32;
+        lo as u64 * 64 + select_in_word(self.words[lo], k) as u64
     }
 
     /// The positions of the set bits, ascending: a walk over the words, where asking

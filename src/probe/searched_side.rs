@@ -71,26 +71,17 @@ impl Tablebase {
     /// only the captures go through the probe.
     fn value_from_moves_within(&self, table: &Table, pos: &Position) -> Result<Value, ProbeError> {
         let other = 1 - pos.turn().index();
-        let mut best: Option<Value> = None;
-        for &mv in pos.legal_moves().iter() {
-            let after = pos.after(mv);
+        best_of_moves(pos, |mv, after| {
+            if pos.is_capture(mv) {
+                return self.probe_unchecked(after);
+            }
             let not_in_table = || ProbeError::NotInTable {
                 material: table.material.name(),
                 fen: after.fen(),
             };
-            let v = match pos.is_capture(mv) {
-                true => self.probe_unchecked(&after)?,
-                false => {
-                    let j = table.index.encode(&after).ok_or_else(not_in_table)?;
-                    Value::from_stored(table.stored(other, j)?).ok_or_else(not_in_table)?
-                }
-            }
-            .parent();
-            if best.is_none_or(|b| v.goodness() > b.goodness()) {
-                best = Some(v);
-            }
-        }
-        Ok(best.unwrap_or(Value::Loss(0)))
+            let j = table.index.encode(after).ok_or_else(not_in_table)?;
+            Value::from_stored(table.stored(other, j)?).ok_or_else(not_in_table)
+        })
     }
 
     /// The value a legal position has given its moves' values: a loss in 0 without a legal
@@ -101,15 +92,8 @@ impl Tablebase {
     /// # Errors
     /// A table a move reaches is missing or damaged.
     pub fn value_from_moves(&self, pos: &Position) -> Result<Value, ProbeError> {
-        let mut best: Option<Value> = None;
-        for &mv in pos.legal_moves().iter() {
-            // A legal move from a legal position leads to a legal position.
-            let v = self.probe_unchecked(&pos.after(mv))?.parent();
-            if best.is_none_or(|b| v.goodness() > b.goodness()) {
-                best = Some(v);
-            }
-        }
-        Ok(best.unwrap_or(Value::Loss(0)))
+        // A legal move from a legal position leads to a legal position.
+        best_of_moves(pos, |_, after| self.probe_unchecked(after))
     }
 
     /// Reads the values of `side` (0 red, 1 black) to move of `table` whole into memory, as
@@ -179,4 +163,21 @@ impl Tablebase {
         }
         Ok(())
     }
+}
+
+/// The value `pos` has given the value `value_after` gives the position after each legal
+/// move (for its side to move): a loss in 0 without a legal move, else the best of the
+/// values its moves leave, the first of the best in move order.
+fn best_of_moves(
+    pos: &Position,
+    mut value_after: impl FnMut(crate::rules::Move, &Position) -> Result<Value, ProbeError>,
+) -> Result<Value, ProbeError> {
+    let mut best: Option<Value> = None;
+    for &mv in pos.legal_moves().iter() {
+        let v = value_after(mv, &pos.after(mv))?.parent();
+        if best.is_none_or(|b| v.goodness() > b.goodness()) {
+            best = Some(v);
+        }
+    }
+    Ok(best.unwrap_or(Value::Loss(0)))
 }
