@@ -269,3 +269,63 @@ fn the_plan_of_tables_without_distances_takes_less_disk() {
         "the same cells either way"
     );
 }
+
+/// Every table of `sets` generated without distances in `dir` under `rules`, by the search
+/// in bitmaps or (with `in_cells`) by the mate search's cells, as name and bytes.
+fn wdl_only_files(
+    dir: &std::path::Path,
+    rules: RuleSet,
+    sets: &[Material],
+    in_cells: bool,
+) -> Vec<(String, Vec<u8>)> {
+    let tb = Tablebase::with_rules(dir, rules);
+    let opts = GenOptions {
+        wdl_only: true,
+        wdl_in_cells: in_cells,
+        ..GenOptions::default()
+    };
+    generate_all(&tb, sets, &opts).unwrap();
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ctb"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The search in bitmaps and the mate search's cells write the same files, byte for byte,
+/// under each rule set (the same wins, losses, results by rule, counts and examples).
+fn bitmaps_and_cells_agree(sets: &[Material]) {
+    for rules in [RuleSet::Plain, RuleSet::Check, RuleSet::Asian] {
+        let (bits_dir, cells_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let in_bits = wdl_only_files(bits_dir.path(), rules, sets, false);
+        let in_cells = wdl_only_files(cells_dir.path(), rules, sets, true);
+        assert_eq!(in_bits.len(), in_cells.len(), "{rules:?}");
+        assert!(
+            in_bits.len() >= sets.len(),
+            "{rules:?}: the sets were written"
+        );
+        for ((name, bits), (cells_name, cells)) in in_bits.iter().zip(&in_cells) {
+            assert_eq!(name, cells_name, "{rules:?}");
+            assert!(bits == cells, "{rules:?}: {name} differs");
+        }
+    }
+}
+
+#[test]
+fn the_search_in_bitmaps_writes_what_the_cells_write_up_to_four_men() {
+    bitmaps_and_cells_agree(&Material::all_up_to(4));
+}
+
+/// A few 5-men sets with results by every rule (about a minute a rule set on two cores).
+#[test]
+#[ignore]
+fn the_search_in_bitmaps_writes_what_the_cells_write_on_five_men() {
+    let sets = ["KRNKR", "KNPKN", "KRKNC"].map(|m| Material::parse(m).unwrap());
+    bitmaps_and_cells_agree(&sets);
+}

@@ -40,6 +40,12 @@ impl Bits {
         self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 == 1
     }
 
+    /// Word `k`: bits `64 k` to `64 k + 63`.
+    #[inline]
+    pub(crate) fn word(&self, k: usize) -> u64 {
+        self.words[k].load(Relaxed)
+    }
+
     /// Sets bit `i`; true if it was clear (so exactly one of several threads setting it
     /// together sees `true`).
     #[inline]

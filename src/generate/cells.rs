@@ -44,6 +44,15 @@ pub(super) const fn rule_win(rule: Rule) -> u8 {
     RULE_WIN + rule as u8
 }
 
+/// The rule result `marker` stands for (a win if true), if it is one.
+pub(super) fn rule_of_marker(marker: u8) -> Option<(bool, Rule)> {
+    match marker {
+        m @ RULE_LOSS..RULE_WIN => Some((false, Rule::ALL[(m - RULE_LOSS) as usize])),
+        m @ RULE_WIN..=0xFE => Some((true, Rule::ALL[(m - RULE_WIN) as usize])),
+        _ => None,
+    }
+}
+
 /// One byte per position for both sides to move, and the long distances.
 ///
 /// The bytes are packed eight to an atomic word in memory order, so that a sweep reads a

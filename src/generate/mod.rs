@@ -34,6 +34,8 @@ mod perpetual;
 mod perpetual_graph;
 mod plan;
 mod progress;
+mod wdl_bits;
+mod wdl_sweep;
 
 use crate::index::{MAX_MEN, MaterialIndex};
 use crate::material::Material;
@@ -54,6 +56,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use thiserror::Error;
+pub use wdl_bits::WdlBits;
 
 /// Why generation failed.
 #[derive(Debug, Error)]
@@ -207,6 +210,9 @@ pub struct GenOptions {
     /// probe needs a one-ply search (about twice the DTM bytes). Otherwise tables of at most
     /// 2^26 slots a side store one side's.
     pub both_sides_dtm: bool,
+    /// With `wdl_only`, solve with the mate search's cells (a byte a position) as before
+    /// the search in bitmaps: for comparing the two.
+    pub wdl_in_cells: bool,
 }
 
 /// Wall time of each phase of one generation, seconds.
@@ -255,11 +261,72 @@ fn take_peak() -> u64 {
 
 /// The values of every slot of a set, as [`solve`] leaves them.
 pub struct Solved {
-    /// The value of every slot for red and for black to move, one byte a position
-    /// ([`Cells::into_stored`] gives the stored form).
-    pub values: Cells,
+    /// The value of every slot for red and for black to move ([`SolvedValues::into_stored`]
+    /// gives the stored form).
+    pub values: SolvedValues,
     /// Time spent per phase (`write` is 0).
     pub phases: PhaseTimes,
+}
+
+/// A set's values as [`solve`] leaves them.
+pub enum SolvedValues {
+    /// With distances, one byte a position.
+    Cells(Cells),
+    /// Wins and losses alone, in bitmaps (a run without distances): wins and losses by
+    /// mate read with stand-in distances.
+    Bits(WdlBits),
+}
+
+impl SolvedValues {
+    /// Every slot's stored value, per side to move.
+    pub fn into_stored(self) -> [Vec<u16>; 2] {
+        match self {
+            SolvedValues::Cells(cells) => cells.into_stored(),
+            SolvedValues::Bits(bits) => bits.into_stored(),
+        }
+    }
+}
+
+impl ValueSource for SolvedValues {
+    fn slots(&self) -> u64 {
+        match self {
+            SolvedValues::Cells(cells) => cells.slots(),
+            SolvedValues::Bits(bits) => bits.slots(),
+        }
+    }
+
+    fn stored(&self, side: usize, slot: u64) -> u16 {
+        match self {
+            SolvedValues::Cells(cells) => ValueSource::stored(cells, side, slot),
+            SolvedValues::Bits(bits) => bits.stored(side, slot),
+        }
+    }
+
+    fn into_wdl_codes(self, rule_codes: [table::RuleCodes; 2]) -> [table::WdlCodes; 2] {
+        match self {
+            SolvedValues::Cells(cells) => cells.into_wdl_codes(rule_codes),
+            SolvedValues::Bits(bits) => bits.into_wdl_codes(rule_codes),
+        }
+    }
+
+    fn wdl_codes_piecewise(&self) -> bool {
+        match self {
+            SolvedValues::Cells(cells) => cells.wdl_codes_piecewise(),
+            SolvedValues::Bits(bits) => bits.wdl_codes_piecewise(),
+        }
+    }
+
+    fn wdl_codes_in(
+        &self,
+        side: usize,
+        range: std::ops::Range<u64>,
+        rule_codes: table::RuleCodes,
+    ) -> Vec<u8> {
+        match self {
+            SolvedValues::Cells(cells) => cells.wdl_codes_in(side, range, rule_codes),
+            SolvedValues::Bits(bits) => bits.wdl_codes_in(side, range, rule_codes),
+        }
+    }
 }
 
 /// What one generation did.
@@ -442,6 +509,9 @@ struct Solver<'a> {
     /// The sub-tables, read after captures.
     captures: Captures,
     cells: Cells,
+    /// In a run without distances solved in bitmaps, the values (and `cells` are empty):
+    /// the repetition rules' pass reads and marks them here instead of on disk.
+    wdl: Option<WdlBits>,
     max_assigned: AtomicU16,
     /// True once a rule pass has marked results in the cells: until then a draw's quiet
     /// move reaches a draw or a position its opponent wins, never one it loses (that would
@@ -478,12 +548,30 @@ impl Solver<'_> {
 
     /// Sets both cells of slot `i` (red and black to move) from the positions' own moves.
     fn start_slot(&self, node: &mut Node, i: u64) -> Result<(), GenError> {
+        self.first_values(node, i, |side, first| match first {
+            First::Marker(m) => self.cells.set_marker(side, i, m),
+            First::Distance(d) => {
+                self.note_assigned(d);
+                self.cells.set_distance(side, i, d);
+            }
+        })
+    }
+
+    /// Calls `record(side, first)` with the first value of slot `i` for each side to move
+    /// (red, then black), from the positions' own moves: [`cells::ILLEGAL`] for both where
+    /// the slot holds no position.
+    fn first_values(
+        &self,
+        node: &mut Node,
+        i: u64,
+        mut record: impl FnMut(usize, First),
+    ) -> Result<(), GenError> {
         let mut sq = [0u8; MAX_MEN];
         let n = self.index.layout().len();
         let sq = &mut sq[..n];
         if !self.index.decode_squares(i, sq) || self.index.encode_squares(sq) != Some(i) {
             for side in 0..2 {
-                self.cells.set_marker(side, i, cells::ILLEGAL);
+                record(side, First::Marker(cells::ILLEGAL));
             }
             return Ok(());
         }
@@ -493,13 +581,7 @@ impl Solver<'_> {
         let checked = Color::ALL.map(|c| pos.is_in_check(c));
         for turn in Color::ALL {
             pos.set_turn(turn);
-            match self.first_value(&mut *pos, sq, checked)? {
-                First::Marker(m) => self.cells.set_marker(turn.index(), i, m),
-                First::Distance(d) => {
-                    self.note_assigned(d);
-                    self.cells.set_distance(turn.index(), i, d);
-                }
-            }
+            record(turn.index(), self.first_value(&mut *pos, sq, checked)?);
         }
         Ok(())
     }
@@ -547,6 +629,94 @@ impl Solver<'_> {
         })
     }
 
+    /// The mate search in cells: first values from the positions' own moves, then a sweep by
+    /// distance; what is left undecided is drawn. Adds its phases' times and peaks to
+    /// `phases`.
+    ///
+    /// # Errors
+    /// A sub-table cannot be read, or disagrees with this set.
+    fn mate_search(
+        &self,
+        progress: bool,
+        clock: Instant,
+        phases: &mut PhaseTimes,
+    ) -> Result<(), GenError> {
+        let size = self.index.size();
+        let name = self.index.material().name();
+        // 1. Initialise.
+        let bar = Phase::new(progress, &name, "init", size * 2);
+        par_chunks(size).try_for_each_init(
+            || Node::new(self.index),
+            |node, range| {
+                for i in range.clone() {
+                    self.start_slot(node, i)?;
+                }
+                bar.inc(2 * (range.end - range.start));
+                Ok::<(), GenError>(())
+            },
+        )?;
+        bar.finish();
+        phases.init = clock.elapsed().as_secs_f64();
+        phases.peaks.init = take_peak();
+
+        // 2. Sweep by distance.
+        let bar = Phase::new(progress, &name, "sweep", 0);
+        let decided = AtomicU64::new(0);
+        let candidates = Bits::new(size);
+        let mut traced = trace::Totals::default();
+        let mut n: u16 = 0;
+        while n <= self.max_assigned.load(Relaxed) {
+            for turn in Color::ALL {
+                let side = turn.index();
+                let visit = |i: u64, scratch: &mut (Node, Vec<u64>)| {
+                    self.propagate(scratch, i, turn, n, &candidates);
+                };
+                let scratch = || (Node::new(self.index), Vec::new());
+                let (timed, before) = (traced.start(), decided.load(Relaxed));
+                // Counted a chunk at a time: one shared counter per position would bounce
+                // between the cores.
+                if n <= cells::MAX_INLINE as u16 {
+                    par_chunks(size).for_each_init(scratch, |scratch, range| {
+                        let mut count = 0;
+                        self.cells.for_each_equal(side, range, n as u8, |i| {
+                            count += 1;
+                            visit(i, scratch);
+                        });
+                        decided.fetch_add(count, Relaxed);
+                    });
+                } else {
+                    let at_n = self.cells.big_at(side, n);
+                    decided.fetch_add(at_n.len() as u64, Relaxed);
+                    at_n.par_iter()
+                        .for_each_init(scratch, |scratch, &i| visit(i, scratch));
+                }
+                traced.add("positions propagated", timed, || {
+                    decided.load(Relaxed) - before
+                });
+                if n % 2 == 1 {
+                    let timed = traced.start();
+                    // Each candidate is verified once, however many of its moves just lost.
+                    let them = turn.opponent();
+                    candidates.try_for_each_one(
+                        || Node::new(self.index),
+                        |node, j| self.settle_candidate(node, j, them, n),
+                    )?;
+                    traced.add("candidates verified", timed, || candidates.count());
+                    candidates.clear_all();
+                }
+            }
+            bar.sweep(n, decided.load(Relaxed));
+            n += 1;
+        }
+        bar.finish();
+        drop(candidates);
+        traced.print(&format!("sweep of {}, {n} levels", name));
+
+        // 3. What is still undecided is drawn.
+        self.cells.settle_draws();
+        Ok(())
+    }
+
     /// Length of the loss of `pos` (on square list `sq`), whose quiet moves all lose (the
     /// longest taking `quiet_max` plies for the opponent's win) and whose captures all lose.
     /// `captures` are its pseudo-legal captures. `pos` is made and unmade on, and left as it was.
@@ -583,6 +753,10 @@ impl Solver<'_> {
 
     /// Writes the cells to `path` and frees them while a pass that does not read them runs.
     fn spill_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
+        if self.wdl.is_some() {
+            // Bitmaps: small enough to stay.
+            return Ok(());
+        }
         let step = trace::step("cells spilled");
         let spilled = self.cells.spill(path).map_err(|source| GenError::Spill {
             path: path.to_path_buf(),
@@ -594,6 +768,9 @@ impl Solver<'_> {
 
     /// Reads back the cells [`Solver::spill_cells`] wrote.
     fn restore_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
+        if self.wdl.is_some() {
+            return Ok(());
+        }
         let step = trace::step("cells read back");
         let restored = self.cells.restore(path).map_err(|source| GenError::Spill {
             path: path.to_path_buf(),
@@ -792,86 +969,19 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     }
     step.done(|| material.name());
     let name = material.name();
+    let in_bits = opts.wdl_only && !opts.wdl_in_cells;
     let mut solver = Solver {
         index: &index,
         captures: Captures::new(&index, subs),
-        cells: Cells::new(size),
+        cells: Cells::new(if in_bits { 0 } else { size }),
+        wdl: in_bits.then(|| WdlBits::new(size)),
         max_assigned: AtomicU16::new(0),
         rule_results_marked: AtomicBool::new(false),
     };
-
-    // 1. Initialise.
-    let bar = Phase::new(opts.progress, &name, "init", size * 2);
-    par_chunks(size).try_for_each_init(
-        || Node::new(&index),
-        |node, range| {
-            for i in range.clone() {
-                solver.start_slot(node, i)?;
-            }
-            bar.inc(2 * (range.end - range.start));
-            Ok::<(), GenError>(())
-        },
-    )?;
-    bar.finish();
-    phases.init = clock.elapsed().as_secs_f64();
-    phases.peaks.init = take_peak();
-
-    // 2. Sweep by distance.
-    let bar = Phase::new(opts.progress, &name, "sweep", 0);
-    let decided = AtomicU64::new(0);
-    let candidates = Bits::new(size);
-    let mut traced = trace::Totals::default();
-    let mut n: u16 = 0;
-    while n <= solver.max_assigned.load(Relaxed) {
-        for turn in Color::ALL {
-            let side = turn.index();
-            let visit = |i: u64, scratch: &mut (Node, Vec<u64>)| {
-                solver.propagate(scratch, i, turn, n, &candidates);
-            };
-            let scratch = || (Node::new(&index), Vec::new());
-            let (timed, before) = (traced.start(), decided.load(Relaxed));
-            // Counted a chunk at a time: one shared counter per position would bounce
-            // between the cores.
-            if n <= cells::MAX_INLINE as u16 {
-                par_chunks(size).for_each_init(scratch, |scratch, range| {
-                    let mut count = 0;
-                    solver.cells.for_each_equal(side, range, n as u8, |i| {
-                        count += 1;
-                        visit(i, scratch);
-                    });
-                    decided.fetch_add(count, Relaxed);
-                });
-            } else {
-                let at_n = solver.cells.big_at(side, n);
-                decided.fetch_add(at_n.len() as u64, Relaxed);
-                at_n.par_iter()
-                    .for_each_init(scratch, |scratch, &i| visit(i, scratch));
-            }
-            traced.add("positions propagated", timed, || {
-                decided.load(Relaxed) - before
-            });
-            if n % 2 == 1 {
-                let timed = traced.start();
-                // Each candidate is verified once, however many of its moves just lost.
-                let them = turn.opponent();
-                candidates.try_for_each_one(
-                    || Node::new(&index),
-                    |node, j| solver.settle_candidate(node, j, them, n),
-                )?;
-                traced.add("candidates verified", timed, || candidates.count());
-                candidates.clear_all();
-            }
-        }
-        bar.sweep(n, decided.load(Relaxed));
-        n += 1;
+    match &solver.wdl {
+        Some(wdl) => solver.solve_in_bits(wdl, opts.progress, clock, &mut phases)?,
+        None => solver.mate_search(opts.progress, clock, &mut phases)?,
     }
-    bar.finish();
-    drop(candidates);
-    traced.print(&format!("sweep of {}, {n} levels", material.name()));
-
-    // 3. What is still undecided is drawn.
-    solver.cells.settle_draws();
-
     phases.sweep = clock.elapsed().as_secs_f64() - phases.init;
     phases.peaks.sweep = take_peak();
 
@@ -897,10 +1007,11 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     if phases.rule_pass.is_some() {
         phases.peaks.rule = take_peak();
     }
-    Ok(Solved {
-        values: solver.cells,
-        phases,
-    })
+    let values = match solver.wdl {
+        Some(wdl) => SolvedValues::Bits(wdl),
+        None => SolvedValues::Cells(solver.cells),
+    };
+    Ok(Solved { values, phases })
 }
 
 /// `stats` of a table without distances: the longest win and loss are not known (the

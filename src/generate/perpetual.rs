@@ -581,6 +581,9 @@ impl Solver<'_> {
 
     /// The draws and wins of the cells spilled to `spill`, as bitmaps.
     fn read_spilled_outcomes(&self, spill: &Path) -> Result<[Outcomes; 2], GenError> {
+        if let Some(wdl) = &self.wdl {
+            return Ok(wdl.outcomes());
+        }
         let step = trace::step("outcomes read from the spilled cells");
         let outcomes = self
             .cells
@@ -707,13 +710,16 @@ impl Solver<'_> {
                 true => &mut counts[side.index()].0,
                 false => &mut counts[side.index()].1,
             };
-            let marked = self
-                .cells
-                .mark_spilled(spill, side.index(), marks)
-                .map_err(|source| GenError::Spill {
-                    path: spill.to_path_buf(),
-                    source,
-                })?;
+            let marked = match &self.wdl {
+                Some(wdl) => wdl.mark(side.index(), marks),
+                None => self
+                    .cells
+                    .mark_spilled(spill, side.index(), marks)
+                    .map_err(|source| GenError::Spill {
+                        path: spill.to_path_buf(),
+                        source,
+                    })?,
+            };
             if marked > 0 {
                 self.rule_results_marked.store(true, Relaxed);
             }

@@ -6,6 +6,7 @@ use crate::trace;
 use crate::value::{MAX_DISTANCE, STORED_DRAW, STORED_ILLEGAL, rule_of_stored};
 use std::fs;
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -79,6 +80,66 @@ pub trait ValueSource: Sync {
     /// on the sides `rule_codes` names, results by the rule take their own codes
     /// ([`wdl_code_with`]).
     fn into_wdl_codes(self, rule_codes: [RuleCodes; 2]) -> [WdlCodes; 2];
+
+    /// True if the writer should ask for the WDL codes a block's worth at a time
+    /// ([`ValueSource::wdl_codes_in`], each twice) instead of consuming the values into
+    /// both sides' codes: for values much smaller than their codes (bitmaps).
+    fn wdl_codes_piecewise(&self) -> bool {
+        false
+    }
+
+    /// The WDL codes of `side`'s slots `range`, equal to that range of the side's codes as
+    /// [`ValueSource::into_wdl_codes`] makes them (the runs without a legal position filled
+    /// as there), the values kept.
+    fn wdl_codes_in(&self, side: usize, range: Range<u64>, rule_codes: RuleCodes) -> Vec<u8> {
+        let code_at = |i: u64| match self.stored(side, i) {
+            STORED_ILLEGAL => NO_CODE,
+            v => wdl_code_with(v, rule_codes),
+        };
+        codes_in(range, self.slots(), code_at, rule_codes)
+    }
+}
+
+/// The codes of slots `range` of a side of `slots` slots whose unfilled codes `code_at`
+/// gives, filled as [`fill_runs_without_code`] fills the whole side: the fill is made over a
+/// window from two slots with a code before the first run the range holds part of (a run's
+/// fill depends on the two codes before it, which may be an earlier run's) to two slots past
+/// the end of the last.
+pub(crate) fn codes_in(
+    range: Range<u64>,
+    slots: u64,
+    code_at: impl Fn(u64) -> u8,
+    rule_codes: RuleCodes,
+) -> Vec<u8> {
+    if range.is_empty() {
+        return Vec::new();
+    }
+    let has_code = |i: u64| code_at(i) != NO_CODE;
+    let mut start = range.start;
+    while start > 0 && !has_code(start) {
+        start -= 1;
+    }
+    // From the neighbours, the window starts at two codes in a row before the run; with
+    // the code before, at a code.
+    let wanted = if rule_codes == RuleCodes::None { 1 } else { 2 };
+    let mut in_a_row = 0;
+    while start > 0 && in_a_row < wanted {
+        in_a_row = if has_code(start) { in_a_row + 1 } else { 0 };
+        if in_a_row < wanted {
+            start -= 1;
+        }
+    }
+    let mut end = range.end;
+    while end < slots && !has_code(end) {
+        end += 1;
+    }
+    let end = (end + 2).min(slots);
+    let mut codes: Vec<u8> = (start..end).map(code_at).collect();
+    fill_runs_without_code(&mut codes, rule_codes);
+    let from = (range.start - start) as usize;
+    codes.truncate(from + (range.end - range.start) as usize);
+    codes.drain(..from);
+    codes
 }
 
 /// One side's WDL codes, a byte a slot, held in words so that the generator's cells become
@@ -660,6 +721,33 @@ pub(super) fn append_wdl_section(payload: &mut Vec<u8>, codes: [WdlCodes; 2]) ->
     let (code_lengths, segments) = lzh::compress(&[codes[0].as_bytes(), codes[1].as_bytes()]);
     // The codes are the set's values (a byte a slot): gone before the payload grows.
     drop(codes);
+    append_wdl_blocks(payload, code_lengths, segments)
+}
+
+/// As [`append_wdl_section`], the codes of `values` a segment at a time
+/// ([`ValueSource::wdl_codes_in`], [`lzh::compress_segments`]): never held whole.
+fn append_wdl_section_piecewise(
+    payload: &mut Vec<u8>,
+    values: &impl ValueSource,
+    rule_codes: [RuleCodes; 2],
+) -> Section {
+    let per_side = values.slots().div_ceil(lzh::MAX_BLOCK_VALUES as u64);
+    let (code_lengths, segments) = lzh::compress_segments(2 * per_side as usize, |k| {
+        let (side, k) = ((k as u64 / per_side) as usize, k as u64 % per_side);
+        let first = k * lzh::MAX_BLOCK_VALUES as u64;
+        let last = (first + lzh::MAX_BLOCK_VALUES as u64).min(values.slots());
+        values.wdl_codes_in(side, first..last, rule_codes[side])
+    });
+    append_wdl_blocks(payload, code_lengths, segments)
+}
+
+/// Appends a WDL section's blocks (`segments`, compressed with codes of `code_lengths`) to
+/// `payload`; returns the section.
+fn append_wdl_blocks(
+    payload: &mut Vec<u8>,
+    code_lengths: Vec<u8>,
+    segments: Vec<Vec<lzh::Block>>,
+) -> Section {
     let blocks: usize = segments.iter().map(Vec::len).sum();
     let (mut block_counts, mut block_splits) =
         (Vec::with_capacity(blocks), Vec::with_capacity(blocks));
@@ -765,9 +853,11 @@ pub fn write_table_with(
         (Some(_), _) => RuleCodes::None,
     });
     let step = trace::step("WDL written");
-    let codes = values.into_wdl_codes(rule_codes);
     let mut payload = Vec::new();
-    let wdl = append_wdl_section(&mut payload, codes);
+    let wdl = match values.wdl_codes_piecewise() {
+        true => append_wdl_section_piecewise(&mut payload, &values, rule_codes),
+        false => append_wdl_section(&mut payload, values.into_wdl_codes(rule_codes)),
+    };
     step.done(|| format!("{} bytes", payload.len()));
     let at = payload.len() as u64;
     let header = Header {
@@ -942,6 +1032,30 @@ pub fn repack(path: &Path) -> Result<Repacked, TableError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Any range's codes, each made over its own window, equal that range of the whole
+        /// side's filled codes: runs of every length, chained by single codes, at the ends.
+        #[test]
+        fn a_range_s_codes_equal_the_whole_side_s(
+            raw in proptest::collection::vec(proptest::prop_oneof![0u8..3, 0u8..9, proptest::strategy::Just(NO_CODE)], 0..200),
+            cuts in proptest::collection::vec(0usize..200, 0..6),
+        ) {
+            for rule_codes in [RuleCodes::None, RuleCodes::Every, RuleCodes::ButCheck] {
+                let mut whole = raw.clone();
+                fill_runs_without_code(&mut whole, rule_codes);
+                let n = raw.len();
+                let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (n + 1)).collect();
+                bounds.extend([0, n]);
+                bounds.sort();
+                for w in bounds.windows(2) {
+                    let range = w[0] as u64..w[1] as u64;
+                    let part = codes_in(range, n as u64, |i| raw[i as usize], rule_codes);
+                    proptest::prop_assert_eq!(&part[..], &whole[w[0]..w[1]], "{:?} {:?}", rule_codes, w);
+                }
+            }
+        }
+    }
 
     /// Wins and losses of scattered lengths (a cheap generator, so the test needs no
     /// crate): blocks of them compress far worse than blocks of one value.

@@ -105,6 +105,10 @@ pub struct Gen {
     /// the side whose distances compress smaller.
     #[arg(long, conflicts_with = "wdl_only")]
     dtm_both_sides: bool,
+    /// With --wdl-only, solve with a byte a position as a run with distances does, instead
+    /// of in bitmaps (for comparing the two).
+    #[arg(long, requires = "wdl_only", hide = true)]
+    wdl_in_cells: bool,
     /// Print one JSON object per set as it is done (one a line), instead of text.
     #[command(flatten)]
     json: JsonFlag,
@@ -138,6 +142,7 @@ impl Gen {
             rule_pass: self.rule_pass.into(),
             wdl_only: self.wdl_only,
             both_sides_dtm: self.dtm_both_sides,
+            wdl_in_cells: self.wdl_in_cells,
             ..GenOptions::default()
         };
         // The first write error (a closed pipe) is kept and returned once generation ends.

@@ -397,16 +397,68 @@ pub fn compress(sides: &[&[u8]]) -> (Vec<u8>, Vec<Vec<Block>>) {
             a.add(&b);
             a
         });
-    let litlen = huffman::code_lengths(&counts.litlen, huffman::MAX_CODE_BITS);
-    let offset = huffman::code_lengths(&counts.offset, huffman::MAX_CODE_BITS);
-    let (enc_litlen, enc_offset) = (Encoder::new(&litlen), Encoder::new(&offset));
-    let blocks = segments
-        .par_iter()
-        .map(|s| encode_segment(s, &enc_litlen, &enc_offset))
+    let book = CodeBook::of(&counts);
+    let blocks = segments.par_iter().map(|s| book.encode(s)).collect();
+    (book.into_lengths(), blocks)
+}
+
+/// As [`compress`], segment `k` of the sides' values (in the order [`compress`] cuts them:
+/// each side in chunks of [`MAX_BLOCK_VALUES`], the first side's first) made by
+/// `segment_values(k)` when needed and dropped after, twice (once to count, once to
+/// encode): the values are never held whole.
+pub fn compress_segments(
+    segments: usize,
+    segment_values: impl Fn(usize) -> Vec<u8> + Sync,
+) -> (Vec<u8>, Vec<Vec<Block>>) {
+    use rayon::prelude::*;
+    let counts = (0..segments)
+        .into_par_iter()
+        .map(|k| count_segment(&segment_values(k)))
+        .reduce(Counts::new, |mut a, b| {
+            a.add(&b);
+            a
+        });
+    let book = CodeBook::of(&counts);
+    let blocks = (0..segments)
+        .into_par_iter()
+        .map(|k| book.encode(&segment_values(k)))
         .collect();
-    let mut codes = litlen;
-    codes.extend_from_slice(&offset);
-    (codes, blocks)
+    (book.into_lengths(), blocks)
+}
+
+/// A section's codes: their lengths and their encoders.
+struct CodeBook {
+    litlen: Vec<u8>,
+    offset: Vec<u8>,
+    enc_litlen: Encoder,
+    enc_offset: Encoder,
+}
+
+impl CodeBook {
+    /// The codes for symbols counted `counts` times.
+    fn of(counts: &Counts) -> CodeBook {
+        let litlen = huffman::code_lengths(&counts.litlen, huffman::MAX_CODE_BITS);
+        let offset = huffman::code_lengths(&counts.offset, huffman::MAX_CODE_BITS);
+        let (enc_litlen, enc_offset) = (Encoder::new(&litlen), Encoder::new(&offset));
+        CodeBook {
+            litlen,
+            offset,
+            enc_litlen,
+            enc_offset,
+        }
+    }
+
+    /// The blocks of one segment.
+    fn encode(&self, segment: &[u8]) -> Vec<Block> {
+        encode_segment(segment, &self.enc_litlen, &self.enc_offset)
+    }
+
+    /// The code lengths as [`BlockDecoder::new`] reads them.
+    fn into_lengths(self) -> Vec<u8> {
+        let mut codes = self.litlen;
+        codes.extend_from_slice(&self.offset);
+        codes
+    }
 }
 
 #[cfg(test)]
