@@ -322,7 +322,7 @@ fn the_search_in_bitmaps_writes_what_the_cells_write_up_to_four_men() {
     bitmaps_and_cells_agree(&Material::all_up_to(4));
 }
 
-/// A few 5-men sets with results by every rule (about a minute a rule set on two cores).
+/// A few 5-men sets with results by every rule (about two minutes a rule set on two cores).
 #[test]
 #[ignore]
 fn the_search_in_bitmaps_writes_what_the_cells_write_on_five_men() {

@@ -53,6 +53,14 @@ fn sub_table_bytes(slots: u64) -> u64 {
 /// base included.
 const WRITE_BYTES_PER_SLOT: f64 = 0.2;
 
+/// Bits a slot (both sides to move) of the search in bitmaps: won and lost, the frontier
+/// and the capture-draws per side to move, and the candidates.
+const BITS_SOLVING_PER_SLOT: u64 = 9;
+
+/// Bits a slot (both sides to move) the search in bitmaps leaves for the rule pass and the
+/// writer: won and lost, and the rules' two bits, per side to move.
+const BITS_KEPT_PER_SLOT: u64 = 8;
+
 /// Memory of the process before any table: code, thread stacks, buffers.
 const BASE_BYTES: u64 = 16 << 20;
 
@@ -81,15 +89,23 @@ pub struct PhaseMemory {
 }
 
 impl PhaseMemory {
-    /// The model for `m` (any colouring) under `rules`.
-    pub fn of(m: Material, rules: RuleSet) -> PhaseMemory {
+    /// The model for `m` (any colouring) under `rules`, with `wdl_only` in a run without
+    /// distances, solved in bitmaps ([`super::WdlBits`]): while solving,
+    /// [`BITS_SOLVING_PER_SLOT`] a slot instead of the cells and candidates; the rule pass as
+    /// with distances (the bitmaps wait on disk as the cells do); the writer holds the
+    /// outcomes and the rules' results ([`BITS_KEPT_PER_SLOT`]) and a block's worth of codes
+    /// at a time, not the cells.
+    pub fn of_run(m: Material, rules: RuleSet, wdl_only: bool) -> PhaseMemory {
         let m = m.canonical();
         let own = MaterialIndex::new(m).size();
         let subs = m.subsets().iter().fold(0u64, |sum, s| {
             sum.saturating_add(sub_table_bytes(MaterialIndex::new(*s).size()))
         });
-        let cells = own.saturating_mul(2 * CELL_BYTES).saturating_add(own / 8);
-        let solve = BASE_BYTES.saturating_add(cells).saturating_add(subs);
+        let values = match wdl_only {
+            true => own / 8 * BITS_SOLVING_PER_SLOT,
+            false => own.saturating_mul(2 * CELL_BYTES).saturating_add(own / 8),
+        };
+        let solve = BASE_BYTES.saturating_add(values).saturating_add(subs);
         let (rule_bitmaps, rule_graph) = if can_offend(m, rules) {
             let draws = (2.0 * own as f64 * DRAW_SHARE) as u64;
             let ranks = (own as f64 * perpetual::RANK_BITS_PER_SLOT / 8.0) as u64;
@@ -124,8 +140,15 @@ impl PhaseMemory {
         } else {
             (0, 0)
         };
-        // The candidates' bitmap is gone by then.
-        let write = (solve - own / 8).saturating_add((own as f64 * WRITE_BYTES_PER_SLOT) as u64);
+        // The candidates' bitmap is gone by then (and in bitmaps, the frontiers).
+        let kept = match wdl_only {
+            true => own / 8 * BITS_KEPT_PER_SLOT,
+            false => values - own / 8,
+        };
+        let write = BASE_BYTES
+            .saturating_add(subs)
+            .saturating_add(kept)
+            .saturating_add((own as f64 * WRITE_BYTES_PER_SLOT) as u64);
         PhaseMemory {
             solve,
             rule_bitmaps,
@@ -146,9 +169,9 @@ const LEAST_RUN_BUDGET: u64 = 256 << 20;
 
 /// The least peak of the largest of `sets` under `rules`, or [`LEAST_RUN_BUDGET`] if more:
 /// the budget of a run generating them ([`super::GenOptions::peak_budget`]).
-pub(super) fn run_budget(sets: &[Material], rules: RuleSet) -> u64 {
+pub(super) fn run_budget(sets: &[Material], rules: RuleSet, wdl_only: bool) -> u64 {
     sets.iter()
-        .map(|&m| PhaseMemory::of(m, rules).least_peak())
+        .map(|&m| PhaseMemory::of_run(m, rules, wdl_only).least_peak())
         .max()
         .unwrap_or(0)
         .max(LEAST_RUN_BUDGET)
@@ -180,8 +203,9 @@ fn can_offend(m: Material, rules: RuleSet) -> bool {
 
 /// Memory the generator needs for a set at least (the rule pass by bitmaps), estimated
 /// before it starts: see [`PhaseMemory`].
-pub fn memory_needed(m: Material, rules: RuleSet) -> u64 {
-    PhaseMemory::of(m, rules).least_peak()
+/// With `wdl_only`, in a run without distances.
+pub fn memory_needed(m: Material, rules: RuleSet, wdl_only: bool) -> u64 {
+    PhaseMemory::of_run(m, rules, wdl_only).least_peak()
 }
 
 /// Refuses `m` at once, before its index is built, if even its values cannot fit in memory.
@@ -201,8 +225,13 @@ pub fn refuse_if_too_large(m: Material, threads: usize) -> Result<(), GenError> 
 
 /// Refuses `m` if it cannot fit in memory; `seconds` is the estimate for every set still to
 /// generate.
-pub(super) fn check_fits(m: Material, rules: RuleSet, seconds: f64) -> Result<(), GenError> {
-    let need = memory_needed(m, rules);
+pub(super) fn check_fits(
+    m: Material,
+    rules: RuleSet,
+    wdl_only: bool,
+    seconds: f64,
+) -> Result<(), GenError> {
+    let need = memory_needed(m, rules, wdl_only);
     let avail = available_memory();
     if avail > 0 && need > avail / 10 * 9 {
         let slots = MaterialIndex::new(m.canonical()).size() as u128;
@@ -288,12 +317,25 @@ mod tests {
             .iter()
             .map(|n| Material::parse(n).unwrap())
             .collect();
-        let largest = PhaseMemory::of(sets[0], RuleSet::Asian);
+        let largest = PhaseMemory::of_run(sets[0], RuleSet::Asian, false);
         assert_eq!(
-            run_budget(&sets, RuleSet::Asian),
+            run_budget(&sets, RuleSet::Asian, false),
             largest.least_peak().max(LEAST_RUN_BUDGET)
         );
         // The graph would raise KRNKR's peak above its bitmaps'.
         assert!(largest.rule_graph > largest.least_peak());
+    }
+
+    #[test]
+    fn a_run_without_distances_solves_and_writes_in_bits() {
+        let m = Material::parse("KRNKRAB").unwrap();
+        let own = MaterialIndex::new(m).size();
+        let with = PhaseMemory::of_run(m, RuleSet::Asian, false);
+        let without = PhaseMemory::of_run(m, RuleSet::Asian, true);
+        // A byte a slot and side to move against 9 bits a slot; both sides' cells against 8
+        // bits a slot kept for the writer.
+        assert_eq!(with.solve - without.solve, 2 * own + own / 8 - own / 8 * 9);
+        assert_eq!(with.write - without.write, 2 * own - own);
+        assert!(without.least_peak() <= with.least_peak());
     }
 }

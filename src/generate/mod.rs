@@ -230,6 +230,9 @@ pub struct PhaseTimes {
     pub rule_pass: Option<RulePass>,
     /// Peak resident memory of each phase, bytes (0 if unknown).
     pub peaks: PhasePeaks,
+    /// True if the wins and losses were solved in bitmaps (a run without distances), not in
+    /// cells of a byte a position.
+    pub in_bits: bool,
 }
 
 /// Peak resident memory of each phase of one generation, bytes (0 where unknown).
@@ -246,6 +249,11 @@ pub struct PhasePeaks {
 }
 
 impl PhasePeaks {
+    /// The peak of solving the wins and losses: init and sweep.
+    pub fn search(&self) -> u64 {
+        self.init.max(self.sweep)
+    }
+
     /// The largest.
     pub fn max(&self) -> u64 {
         self.init.max(self.sweep).max(self.rule).max(self.write)
@@ -395,11 +403,11 @@ pub fn generate_all_with(
     let targets_first = to_make.iter().filter(|m| wanted.contains(m));
     let largest_first = to_make.iter().rev().filter(|m| !wanted.contains(m));
     for &m in targets_first.chain(largest_first) {
-        check_fits(m, tb.rules(), seconds)?;
+        check_fits(m, tb.rules(), opts.wdl_only, seconds)?;
     }
     let opts = &GenOptions {
         peak_budget: match opts.peak_budget {
-            0 => memory::run_budget(&to_make, tb.rules()),
+            0 => memory::run_budget(&to_make, tb.rules(), opts.wdl_only),
             b => b,
         },
         ..opts.clone()
@@ -510,7 +518,7 @@ struct Solver<'a> {
     captures: Captures,
     cells: Cells,
     /// In a run without distances solved in bitmaps, the values (and `cells` are empty):
-    /// the repetition rules' pass reads and marks them here instead of on disk.
+    /// spilled, read and marked on disk through the repetition rules' pass as the cells are.
     wdl: Option<WdlBits>,
     max_assigned: AtomicU16,
     /// True once a rule pass has marked results in the cells: until then a draw's quiet
@@ -753,12 +761,12 @@ impl Solver<'_> {
 
     /// Writes the cells to `path` and frees them while a pass that does not read them runs.
     fn spill_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
-        if self.wdl.is_some() {
-            // Bitmaps: small enough to stay.
-            return Ok(());
-        }
         let step = trace::step("cells spilled");
-        let spilled = self.cells.spill(path).map_err(|source| GenError::Spill {
+        let spilled = match &mut self.wdl {
+            Some(wdl) => wdl.spill(path),
+            None => self.cells.spill(path),
+        };
+        let spilled = spilled.map_err(|source| GenError::Spill {
             path: path.to_path_buf(),
             source,
         });
@@ -768,11 +776,12 @@ impl Solver<'_> {
 
     /// Reads back the cells [`Solver::spill_cells`] wrote.
     fn restore_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
-        if self.wdl.is_some() {
-            return Ok(());
-        }
         let step = trace::step("cells read back");
-        let restored = self.cells.restore(path).map_err(|source| GenError::Spill {
+        let restored = match &mut self.wdl {
+            Some(wdl) => wdl.restore(path),
+            None => self.cells.restore(path),
+        };
+        let restored = restored.map_err(|source| GenError::Spill {
             path: path.to_path_buf(),
             source,
         });
@@ -969,7 +978,10 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     }
     step.done(|| material.name());
     let name = material.name();
-    let in_bits = opts.wdl_only && !opts.wdl_in_cells;
+    // The graph pass reads the cells: a run that asks for it solves in them.
+    let graph =
+        tb.rules() == RuleSet::Check && Solver::choose_rule_pass(opts.rule_pass) == RulePass::Graph;
+    let in_bits = opts.wdl_only && !opts.wdl_in_cells && !graph;
     let mut solver = Solver {
         index: &index,
         captures: Captures::new(&index, subs),
@@ -978,6 +990,7 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
         max_assigned: AtomicU16::new(0),
         rule_results_marked: AtomicBool::new(false),
     };
+    phases.in_bits = in_bits;
     match &solver.wdl {
         Some(wdl) => solver.solve_in_bits(wdl, opts.progress, clock, &mut phases)?,
         None => solver.mate_search(opts.progress, clock, &mut phases)?,

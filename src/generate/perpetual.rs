@@ -581,17 +581,15 @@ impl Solver<'_> {
 
     /// The draws and wins of the cells spilled to `spill`, as bitmaps.
     fn read_spilled_outcomes(&self, spill: &Path) -> Result<[Outcomes; 2], GenError> {
-        if let Some(wdl) = &self.wdl {
-            return Ok(wdl.outcomes());
-        }
         let step = trace::step("outcomes read from the spilled cells");
-        let outcomes = self
-            .cells
-            .read_spilled_outcomes(spill)
-            .map_err(|source| GenError::Spill {
-                path: spill.to_path_buf(),
-                source,
-            });
+        let outcomes = match &self.wdl {
+            Some(wdl) => wdl.read_spilled_outcomes(spill),
+            None => self.cells.read_spilled_outcomes(spill),
+        };
+        let outcomes = outcomes.map_err(|source| GenError::Spill {
+            path: spill.to_path_buf(),
+            source,
+        });
         step.done(|| spill.display().to_string());
         outcomes
     }
@@ -711,15 +709,13 @@ impl Solver<'_> {
                 false => &mut counts[side.index()].1,
             };
             let marked = match &self.wdl {
-                Some(wdl) => wdl.mark(side.index(), marks),
-                None => self
-                    .cells
-                    .mark_spilled(spill, side.index(), marks)
-                    .map_err(|source| GenError::Spill {
-                        path: spill.to_path_buf(),
-                        source,
-                    })?,
+                Some(wdl) => wdl.mark_spilled(spill, side.index(), marks),
+                None => self.cells.mark_spilled(spill, side.index(), marks),
             };
+            let marked = marked.map_err(|source| GenError::Spill {
+                path: spill.to_path_buf(),
+                source,
+            })?;
             if marked > 0 {
                 self.rule_results_marked.store(true, Relaxed);
             }

@@ -145,7 +145,7 @@ pub(super) fn plan_of_work(
     let sets: Vec<SetPlan> = to_make
         .iter()
         .map(|&m| {
-            let mut set = set_plan(m, tb.rules(), threads);
+            let mut set = set_plan(m, tb.rules(), threads, wdl_only);
             if wdl_only {
                 set.disk_bytes = (set.slots as f64 * WDL_ONLY_DISK_BYTES_PER_SLOT) as u64;
             }
@@ -189,9 +189,9 @@ fn contested(m: Material) -> bool {
     })
 }
 
-fn set_plan(m: Material, rules: RuleSet, threads: usize) -> SetPlan {
+fn set_plan(m: Material, rules: RuleSet, threads: usize, wdl_only: bool) -> SetPlan {
     let slots = MaterialIndex::new(m).size();
-    let memory = PhaseMemory::of(m, rules);
+    let memory = PhaseMemory::of_run(m, rules, wdl_only);
     let peak_bytes = memory.least_peak();
     // The pass each rule set runs: under `check` the one `auto` picks, the bitmaps; under
     // `asian` the five-priority game.

@@ -1,6 +1,6 @@
 //! A set's outcomes in bitmaps, without distances: what a run without distances
 //! (`gen --wdl-only`) solves, hands to the repetition rules' pass and writes. Two bits a
-//! position (won, lost) and three more per position the rules decide something on, against
+//! position (won, lost) and two more per position where the rules decide something, against
 //! the mate search's byte.
 
 use super::bits::Bits;
@@ -8,7 +8,29 @@ use super::cells::{self, Outcomes};
 use crate::table::{RuleCodes, ValueSource, WdlCodes};
 use crate::value::{Rule, STORED_DRAW, STORED_ILLEGAL, stored_rule_loss, stored_rule_win};
 use rayon::prelude::*;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
 use std::sync::OnceLock;
+
+/// Bytes written or read at a time when the bitmaps are spilled.
+const SPILL_CHUNK_BYTES: usize = 1 << 20;
+
+/// `n` words read from `f` (little-endian).
+fn read_words(f: &mut File, n: usize) -> std::io::Result<Vec<u64>> {
+    let mut words = Vec::with_capacity(n);
+    let mut bytes = vec![0u8; SPILL_CHUNK_BYTES.min(8 * n)];
+    while words.len() < n {
+        let chunk = &mut bytes[..8 * (n - words.len()).min(SPILL_CHUNK_BYTES / 8)];
+        f.read_exact(chunk)?;
+        words.extend(
+            chunk
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        );
+    }
+    Ok(words)
+}
 
 /// Stand-in stored values of a win and a loss: a table without distances stores neither.
 const STAND_IN_WIN: u16 = 1;
@@ -20,33 +42,15 @@ pub struct WdlBits {
     size: u64,
     won: [Bits; 2],
     lost: [Bits; 2],
-    /// Per side to move, made at its first result by a rule: the results by a rule, and the
-    /// rule's index ([`Rule::index`]) in two bits.
-    by_rule: [OnceLock<RuleBits>; 2],
+    /// Per side to move, made at its first result by a rule: 0 for a result by mate, else
+    /// the rule's index ([`Rule::index`]) plus 1, in two bits.
+    by_rule: [OnceLock<[Bits; 2]>; 2],
 }
 
-/// One side to move's results by a rule.
-struct RuleBits {
-    any: Bits,
-    /// Bit 0 and bit 1 of the rule's index.
-    index: [Bits; 2],
-}
-
-impl RuleBits {
-    fn new(size: u64) -> RuleBits {
-        RuleBits {
-            any: Bits::new(size),
-            index: [Bits::new(size), Bits::new(size)],
-        }
-    }
-
-    fn rule(&self, slot: u64) -> Option<Rule> {
-        self.any.get(slot).then(|| {
-            let k =
-                usize::from(self.index[0].get(slot)) | usize::from(self.index[1].get(slot)) << 1;
-            Rule::ALL[k]
-        })
-    }
+/// The rule of a result whose two bits `by_rule` holds at `slot`, if by a rule.
+fn rule_at(by_rule: &[Bits; 2], slot: u64) -> Option<Rule> {
+    let k = usize::from(by_rule[0].get(slot)) | usize::from(by_rule[1].get(slot)) << 1;
+    k.checked_sub(1).map(|k| Rule::ALL[k])
 }
 
 impl WdlBits {
@@ -113,51 +117,181 @@ impl WdlBits {
         self.won[side].count() - self.won[side].count_and_not(&self.lost[side])
     }
 
-    /// The draws and the wins for the side to move (by a rule included), as the repetition
-    /// rules' pass reads them.
-    pub(super) fn outcomes(&self) -> [Outcomes; 2] {
-        let words = self.size.div_ceil(64) as usize;
+    /// One side's outcomes from its `won` and `lost` words.
+    fn outcomes_of(&self, won: &[u64], lost: &[u64]) -> Outcomes {
+        let words = self.words();
         let tail = match self.size % 64 {
             0 => u64::MAX,
             r => (1u64 << r) - 1,
         };
-        [0, 1].map(|s| {
-            let (won, lost) = (&self.won[s], &self.lost[s]);
-            let word = |k: usize| {
-                let mask = if k + 1 == words { tail } else { u64::MAX };
-                let (w, l) = (won.word(k), lost.word(k));
-                (!w & !l & mask, w & !l)
-            };
-            let (draws, wins) = (0..words).into_par_iter().map(word).unzip();
-            Outcomes { draws, wins }
-        })
+        let word = |k: usize| {
+            let mask = if k + 1 == words { tail } else { u64::MAX };
+            let (w, l) = (won[k], lost[k]);
+            (!w & !l & mask, w & !l)
+        };
+        let (draws, wins) = (0..words).into_par_iter().map(word).unzip();
+        Outcomes { draws, wins }
     }
 
-    /// Sets each slot of `side` in `marks` to its marker ([`cells::rule_win`] or
-    /// [`cells::rule_loss`]), as [`super::Cells::mark_spilled`] does on disk; returns how
-    /// many were set.
-    pub(super) fn mark(&self, side: usize, marks: impl Iterator<Item = (u64, u8)>) -> u64 {
-        let rules = self.by_rule[side].get_or_init(|| RuleBits::new(self.size));
-        let mut set = 0;
-        for (slot, marker) in marks {
-            let (win, rule) = cells::rule_of_marker(marker).expect("a rule's marker");
-            let (this, other) = match win {
-                true => (&self.won[side], &self.lost[side]),
-                false => (&self.lost[side], &self.won[side]),
-            };
-            this.set(slot);
-            other.clear(slot);
-            rules.any.set(slot);
-            for (b, bits) in rules.index.iter().enumerate() {
-                if rule.index() >> b & 1 == 1 {
-                    bits.set(slot);
-                } else {
-                    bits.clear(slot);
+    /// Writes the bitmaps to `path` and frees them while the rule pass runs (it reads the
+    /// outcomes and marks its results there: [`WdlBits::read_spilled_outcomes`],
+    /// [`WdlBits::mark_spilled`]). Per side to move, four arrays of words: won, lost and the
+    /// rules' two bits (zeros where no rule result is marked yet).
+    ///
+    /// # Errors
+    /// The file cannot be written (it is removed).
+    pub(super) fn spill(&mut self, path: &Path) -> std::io::Result<()> {
+        let write = || -> std::io::Result<()> {
+            let mut f = std::io::BufWriter::with_capacity(SPILL_CHUNK_BYTES, File::create(path)?);
+            let zeros = Bits::new(0);
+            for side in 0..2 {
+                let rules = self.by_rule[side].get();
+                let arrays = [
+                    &self.won[side],
+                    &self.lost[side],
+                    rules.map_or(&zeros, |r| &r[0]),
+                    rules.map_or(&zeros, |r| &r[1]),
+                ];
+                for bits in arrays {
+                    for k in 0..self.words() {
+                        let w = if bits.word_count() == 0 {
+                            0
+                        } else {
+                            bits.word(k)
+                        };
+                        f.write_all(&w.to_le_bytes())?;
+                    }
                 }
             }
+            f.flush()
+        };
+        if let Err(e) = write() {
+            let _ = std::fs::remove_file(path);
+            return Err(e);
+        }
+        self.won = [Bits::new(0), Bits::new(0)];
+        self.lost = [Bits::new(0), Bits::new(0)];
+        self.by_rule = [OnceLock::new(), OnceLock::new()];
+        Ok(())
+    }
+
+    /// Reads back the bitmaps [`WdlBits::spill`] wrote to `path`, and removes the file.
+    ///
+    /// # Errors
+    /// The file cannot be read or is shorter than the bitmaps.
+    pub(super) fn restore(&mut self, path: &Path) -> std::io::Result<()> {
+        let mut f = File::open(path)?;
+        for side in 0..2 {
+            let [won, lost, rule0, rule1] = [0, 1, 2, 3].map(|_| Vec::new());
+            let mut arrays = [won, lost, rule0, rule1];
+            for words in &mut arrays {
+                *words = read_words(&mut f, self.words())?;
+            }
+            let [won, lost, rule0, rule1] = arrays;
+            self.won[side] = Bits::from_words(won);
+            self.lost[side] = Bits::from_words(lost);
+            if rule0.iter().chain(&rule1).any(|&w| w != 0) {
+                let rules = [Bits::from_words(rule0), Bits::from_words(rule1)];
+                let _ = self.by_rule[side].set(rules);
+            }
+        }
+        std::fs::remove_file(path)
+    }
+
+    /// The draws and the wins for the side to move (by a rule included) of the bitmaps
+    /// spilled to `path`, as the repetition rules' pass reads them.
+    ///
+    /// # Errors
+    /// The file cannot be read or is shorter than the bitmaps.
+    pub(super) fn read_spilled_outcomes(&self, path: &Path) -> std::io::Result<[Outcomes; 2]> {
+        let mut f = File::open(path)?;
+        let words = self.words();
+        let mut side_outcomes = |side: usize| -> std::io::Result<Outcomes> {
+            f.seek(SeekFrom::Start(self.array_offset(side, 0)))?;
+            let won = read_words(&mut f, words)?;
+            let lost = read_words(&mut f, words)?;
+            Ok(self.outcomes_of(&won, &lost))
+        };
+        Ok([side_outcomes(0)?, side_outcomes(1)?])
+    }
+
+    /// Marks the slots of `side` in `marks` (ascending) in the bitmaps spilled to `path`,
+    /// to its marker ([`cells::rule_win`] or [`cells::rule_loss`]), a chunk of words at a time; returns how many
+    /// were set.
+    ///
+    /// # Errors
+    /// The file cannot be read or written, or is shorter than the bitmaps.
+    pub(super) fn mark_spilled(
+        &self,
+        path: &Path,
+        side: usize,
+        marks: impl Iterator<Item = (u64, u8)>,
+    ) -> std::io::Result<u64> {
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)?;
+        let chunk_words = (SPILL_CHUNK_BYTES / 8) as u64;
+        let mut chunk: Option<(u64, [Vec<u64>; 4])> = None;
+        let mut set = 0;
+        for (slot, marker) in marks {
+            let c = slot / 64 / chunk_words;
+            if chunk.as_ref().is_none_or(|(at, _)| *at != c) {
+                if let Some((at, arrays)) = chunk.take() {
+                    self.write_chunk(&mut f, side, at * chunk_words, &arrays)?;
+                }
+                let first = c * chunk_words;
+                let len = (self.words() as u64 - first).min(chunk_words) as usize;
+                let mut arrays = [0, 1, 2, 3].map(|_| Vec::new());
+                for (a, words) in arrays.iter_mut().enumerate() {
+                    f.seek(SeekFrom::Start(self.array_offset(side, a) + 8 * first))?;
+                    *words = read_words(&mut f, len)?;
+                }
+                chunk = Some((c, arrays));
+            }
+            let (_, arrays) = chunk.as_mut().expect("the chunk of the mark");
+            let (k, bit) = ((slot / 64 - c * chunk_words) as usize, 1u64 << (slot % 64));
+            let (win, rule) = cells::rule_of_marker(marker).expect("a rule's marker");
+            let put = |words: &mut Vec<u64>, on: bool| match on {
+                true => words[k] |= bit,
+                false => words[k] &= !bit,
+            };
+            put(&mut arrays[0], win);
+            put(&mut arrays[1], !win);
+            put(&mut arrays[2], (rule.index() + 1) & 1 == 1);
+            put(&mut arrays[3], (rule.index() + 1) & 2 == 2);
             set += 1;
         }
-        set
+        if let Some((at, arrays)) = chunk {
+            self.write_chunk(&mut f, side, at * chunk_words, &arrays)?;
+        }
+        Ok(set)
+    }
+
+    /// Writes `arrays` (won, lost, the rules' two bits of `side`) back from word `first`.
+    fn write_chunk(
+        &self,
+        f: &mut File,
+        side: usize,
+        first: u64,
+        arrays: &[Vec<u64>; 4],
+    ) -> std::io::Result<()> {
+        for (a, words) in arrays.iter().enumerate() {
+            f.seek(SeekFrom::Start(self.array_offset(side, a) + 8 * first))?;
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            f.write_all(&bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Words of each bitmap.
+    fn words(&self) -> usize {
+        self.size.div_ceil(64) as usize
+    }
+
+    /// Where array `a` (won, lost, the rules' two bits) of `side` starts in the spill file.
+    fn array_offset(&self, side: usize, a: usize) -> u64 {
+        8 * self.words() as u64 * (4 * side + a) as u64
     }
 
     /// Every slot's stored value, per side to move (tests).
@@ -175,7 +309,7 @@ impl ValueSource for WdlBits {
     /// neither.
     fn stored(&self, side: usize, slot: u64) -> u16 {
         let (won, lost) = (self.won[side].get(slot), self.lost[side].get(slot));
-        let rule = || self.by_rule[side].get().and_then(|r| r.rule(slot));
+        let rule = || self.by_rule[side].get().and_then(|r| rule_at(r, slot));
         match (won, lost) {
             (true, true) => STORED_ILLEGAL,
             (false, false) => STORED_DRAW,
@@ -208,7 +342,10 @@ mod tests {
 
     #[test]
     fn a_slot_reads_back_as_decided_and_marked() {
-        let bits = WdlBits::new(130);
+        let ones = |words: &[u64]| words.iter().map(|w| w.count_ones()).sum::<u32>();
+        let dir = tempfile::tempdir().unwrap();
+        let spill = dir.path().join("spill");
+        let mut bits = WdlBits::new(130);
         bits.set_illegal(0, 3);
         assert!(
             bits.decide(0, 5, true) && !bits.decide(0, 5, false),
@@ -221,18 +358,32 @@ mod tests {
         assert!(bits.lost(1, 129) && !bits.lost(0, 3) && bits.won_or_illegal(0, 3));
         assert_eq!(bits.stored(1, 0), STORED_DRAW);
         assert_eq!(bits.decided(), 2, "the illegal slot is no position");
-        let [red, black] = bits.outcomes();
-        assert_eq!(red.draws.iter().map(|w| w.count_ones()).sum::<u32>(), 128);
-        assert_eq!(red.wins.iter().map(|w| w.count_ones()).sum::<u32>(), 1);
-        assert_eq!(black.draws.iter().map(|w| w.count_ones()).sum::<u32>(), 129);
+        bits.spill(&spill).unwrap();
+        let [red, black] = bits.read_spilled_outcomes(&spill).unwrap();
+        assert_eq!(ones(&red.draws), 128);
+        assert_eq!(ones(&red.wins), 1);
+        assert_eq!(ones(&black.draws), 129);
         for rule in Rule::ALL {
-            let marks = [(7, cells::rule_win(rule)), (5, cells::rule_loss(rule))];
-            assert_eq!(bits.mark(0, marks.into_iter()), 2);
-            assert_eq!(bits.stored(0, 7), stored_rule_win(rule), "{rule:?}");
-            assert_eq!(bits.stored(0, 5), stored_rule_loss(rule), "{rule:?}");
+            // Slot 70 lies in the second word, 129 in the last.
+            let marks = [(5, cells::rule_loss(rule)), (70, cells::rule_win(rule))];
+            assert_eq!(bits.mark_spilled(&spill, 0, marks.into_iter()).unwrap(), 2);
+            let marks = [(129, cells::rule_win(rule))];
+            assert_eq!(bits.mark_spilled(&spill, 1, marks.into_iter()).unwrap(), 1);
+            let [red, black] = bits.read_spilled_outcomes(&spill).unwrap();
+            assert_eq!((ones(&red.draws), ones(&red.wins)), (127, 1), "{rule:?}");
+            assert_eq!(
+                (ones(&black.draws), ones(&black.wins)),
+                (129, 1),
+                "{rule:?}"
+            );
         }
-        let [red, _] = bits.outcomes();
-        assert_eq!(red.draws.iter().map(|w| w.count_ones()).sum::<u32>(), 127);
-        assert_eq!(red.wins.iter().map(|w| w.count_ones()).sum::<u32>(), 1);
+        bits.restore(&spill).unwrap();
+        assert!(!spill.exists(), "the spill is removed");
+        let last = *Rule::ALL.last().unwrap();
+        assert_eq!(bits.stored(0, 70), stored_rule_win(last));
+        assert_eq!(bits.stored(0, 5), stored_rule_loss(last));
+        assert_eq!(bits.stored(1, 129), stored_rule_win(last));
+        assert_eq!(bits.stored(0, 3), STORED_ILLEGAL);
+        assert_eq!(bits.stored(1, 0), STORED_DRAW);
     }
 }

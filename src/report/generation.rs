@@ -47,6 +47,12 @@ pub struct GenSummary {
     pub peak_bytes: u64,
     /// `peak_bytes` per slot and side to move.
     pub peak_bytes_per_slot: f64,
+    /// The peak of solving the wins and losses (init and sweep: with distances, or in
+    /// bitmaps for `--wdl-only`) per slot and side to move.
+    pub search_bytes_per_slot: f64,
+    /// How the wins and losses were solved: `cells` (a byte a position, with distances) or
+    /// `bitmaps` (`--wdl-only`).
+    pub search: &'static str,
     /// Size of the table file.
     pub file_bytes: u64,
     /// True if the table stores distances to mate (false: made with `--wdl-only`).
@@ -78,6 +84,8 @@ impl From<&GenReport> for GenSummary {
             rule_pass: t.rule_pass.map(|p| p.name()),
             peak_bytes: r.peak_memory,
             peak_bytes_per_slot: r.peak_memory as f64 / (2 * r.slots.max(1)) as f64,
+            search_bytes_per_slot: t.peaks.search() as f64 / (2 * r.slots.max(1)) as f64,
+            search: if t.in_bits { "bitmaps" } else { "cells" },
             file_bytes: r.file_bytes,
             distances: r.distances,
             stats: BothSides {

@@ -236,10 +236,15 @@ fn write_report(out: &mut dyn Write, r: &GenReport) -> std::io::Result<()> {
     if r.generated {
         writeln!(
             out,
-            "{:<12} {} slots a side; peak {:.2} bytes per slot and side to move",
+            "{:<12} {} slots a side; peak {:.2} bytes per slot and side to move, {:.2} while solving ({})",
             "",
             r.slots,
-            r.peak_memory as f64 / (2 * r.slots.max(1)) as f64
+            r.peak_memory as f64 / (2 * r.slots.max(1)) as f64,
+            r.phases.peaks.search() as f64 / (2 * r.slots.max(1)) as f64,
+            match r.phases.in_bits {
+                true => "init and sweep in bitmaps",
+                false => "init and sweep in cells of a byte",
+            }
         )?;
     }
     if red.rule_win + red.rule_loss + black.rule_win + black.rule_loss > 0 {
