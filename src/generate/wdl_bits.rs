@@ -16,22 +16,6 @@ use std::sync::OnceLock;
 /// Bytes written or read at a time when the bitmaps are spilled.
 const SPILL_CHUNK_BYTES: usize = 1 << 20;
 
-/// `n` words read from `f` (little-endian).
-fn read_words(f: &mut File, n: usize) -> std::io::Result<Vec<u64>> {
-    let mut words = Vec::with_capacity(n);
-    let mut bytes = vec![0u8; SPILL_CHUNK_BYTES.min(8 * n)];
-    while words.len() < n {
-        let chunk = &mut bytes[..8 * (n - words.len()).min(SPILL_CHUNK_BYTES / 8)];
-        f.read_exact(chunk)?;
-        words.extend(
-            chunk
-                .chunks_exact(8)
-                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
-        );
-    }
-    Ok(words)
-}
-
 /// Stand-in stored values of a win and a loss: a table without distances stores neither.
 const STAND_IN_WIN: u16 = 1;
 const STAND_IN_LOSS: u16 = 0;
@@ -95,7 +79,8 @@ impl WdlBits {
     }
 
     /// Decides slot `i` of `side` as a win (`win`) or a loss unless it is decided already;
-    /// true if this call decided it.
+    /// true if this call decided it. Threads may decide the same slot together, all as wins
+    /// or all as losses (a search decides wins and losses in separate steps).
     #[inline]
     pub(super) fn decide(&self, side: usize, i: u64, win: bool) -> bool {
         let (this, other) = match win {
@@ -328,6 +313,22 @@ impl ValueSource for WdlBits {
     fn wdl_codes_piecewise(&self) -> bool {
         true
     }
+}
+
+/// `n` words read from `f` (little-endian).
+fn read_words(f: &mut File, n: usize) -> std::io::Result<Vec<u64>> {
+    let mut words = Vec::with_capacity(n);
+    let mut bytes = vec![0u8; SPILL_CHUNK_BYTES.min(8 * n)];
+    while words.len() < n {
+        let chunk = &mut bytes[..8 * (n - words.len()).min(SPILL_CHUNK_BYTES / 8)];
+        f.read_exact(chunk)?;
+        words.extend(
+            chunk
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        );
+    }
+    Ok(words)
 }
 
 /// True if stored value `v` is a win in the sense [`Value`] gives it (tests).
