@@ -40,11 +40,6 @@ impl Bits {
         self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 == 1
     }
 
-    /// Number of words.
-    pub(crate) fn word_count(&self) -> usize {
-        self.words.len()
-    }
-
     /// Word `k`: bits `64 k` to `64 k + 63`.
     #[inline]
     pub(crate) fn word(&self, k: usize) -> u64 {

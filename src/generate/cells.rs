@@ -88,8 +88,9 @@ const OUTCOME_CHUNK_CELLS: usize = 1 << 22;
 /// Cells turned into WDL codes at a time, in parallel.
 const CODE_CHUNK: usize = 1 << 16;
 
-/// Bytes of cells written or read back at a time when they are spilled.
-const SPILL_CHUNK_BYTES: usize = 1 << 20;
+/// Bytes of cells (or of the bitmaps of [`super::WdlBits`]) written or read back at a time
+/// when they are spilled.
+pub(super) const SPILL_CHUNK_BYTES: usize = 1 << 20;
 
 /// `n` in every byte of a word.
 const fn splat(n: u8) -> u64 {

@@ -4,7 +4,7 @@
 //! the mate search's byte.
 
 use super::bits::Bits;
-use super::cells::{self, Outcomes};
+use super::cells::{self, Outcomes, SPILL_CHUNK_BYTES};
 use crate::table::{RuleCodes, ValueSource, WdlCodes};
 use crate::value::{Rule, STORED_DRAW, STORED_ILLEGAL, stored_rule_loss, stored_rule_win};
 use rayon::prelude::*;
@@ -12,9 +12,6 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::OnceLock;
-
-/// Bytes written or read at a time when the bitmaps are spilled.
-const SPILL_CHUNK_BYTES: usize = 1 << 20;
 
 /// Stand-in stored values of a win and a loss: a table without distances stores neither.
 const STAND_IN_WIN: u16 = 1;
@@ -128,22 +125,18 @@ impl WdlBits {
     pub(super) fn spill(&mut self, path: &Path) -> std::io::Result<()> {
         let write = || -> std::io::Result<()> {
             let mut f = std::io::BufWriter::with_capacity(SPILL_CHUNK_BYTES, File::create(path)?);
-            let zeros = Bits::new(0);
             for side in 0..2 {
                 let rules = self.by_rule[side].get();
                 let arrays = [
-                    &self.won[side],
-                    &self.lost[side],
-                    rules.map_or(&zeros, |r| &r[0]),
-                    rules.map_or(&zeros, |r| &r[1]),
+                    Some(&self.won[side]),
+                    Some(&self.lost[side]),
+                    rules.map(|r| &r[0]),
+                    rules.map(|r| &r[1]),
                 ];
+                // An array not made yet (no rule result) is written as zeros.
                 for bits in arrays {
                     for k in 0..self.words() {
-                        let w = if bits.word_count() == 0 {
-                            0
-                        } else {
-                            bits.word(k)
-                        };
+                        let w = bits.map_or(0, |b| b.word(k));
                         f.write_all(&w.to_le_bytes())?;
                     }
                 }
