@@ -651,6 +651,44 @@ fn plan_lists_missing_sets_and_gen_json_reports_them() {
     );
 }
 
+/// `plan --men N` plans what `gen --men N` makes, every set of at most N men, and refuses a
+/// count no position has, as `gen` does.
+#[test]
+fn plan_takes_men_as_gen_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = json_of(&["plan", "--men", "3"], dir.path());
+    let mut planned: Vec<String> = plan["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["material"].as_str().unwrap().to_string())
+        .collect();
+    planned.sort();
+    let out = canju()
+        .args(["gen", "--men", "3", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut made: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["material"].to_string())
+        .map(|m| m.trim_matches('"').to_string())
+        .collect();
+    made.sort();
+    assert!(planned.len() > 5, "{planned:?}");
+    assert_eq!(planned, made);
+    let out = canju()
+        .args(["plan", "--men", "40", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("between 2 and 32 men"), "{err}");
+}
+
 /// `canju gen` killed with SIGKILL at several moments (sub-tables, init, sweeps, writing)
 /// leaves no table file that does not verify, and the next run finishes cleanly and clears
 /// the killed writer's temporary file.

@@ -65,11 +65,20 @@ const BITS_KEPT_PER_SLOT: u64 = 8;
 const BASE_BYTES: u64 = 16 << 20;
 
 /// Share of a set's slot-positions that are plain draws, for the estimate of the rule passes.
-/// Measured: KRNKR 0.20, KRCKR 0.27, KRNKRB 0.25 (its draws and rule results); KRNKRAB about
-/// 0.5, judged from its fixpoint's resident memory (2.3 GB at 2 bytes a draw). Defenders
-/// raise it, and it is what bounds the rule pass of the largest sets: 0.35 is a compromise
-/// until the model knows the material.
-const DRAW_SHARE: f64 = 0.35;
+/// Measured (the draws the rule pass starts from, or the tables' draws and rule results, a
+/// position's mirror image counted once): KRNKR 0.20, KRCKR 0.27, KRNKRA 0.27, KRNKRB 0.255,
+/// KRNKRAB 0.29. Defenders raise it, and it is what bounds the rule pass of the largest sets:
+/// 0.30 until the model knows the material.
+const DRAW_SHARE: f64 = 0.30;
+
+/// Share of the rule pass's bitmaps (as [`bytes_per_draw`] counts them) that is resident at its
+/// peak: a bitmap's pages are mapped only when first written, and the sparse ones (the nodes
+/// that just joined, the candidates) and the deepest levels touch few. Measured with the
+/// search in bitmaps, where the rule pass is the binding phase (stop 50's KRNKRAB family,
+/// the rule phase's peak less the process, sub-tables and ranks, over the draws the pass
+/// started from): KRNKRAB 0.77, KRNKRB 0.57, KRNKRA 0.51, KRNKR 0.44. The largest set's
+/// share, so that the plan of a large run stays near what it takes and above it.
+const RULE_BITMAPS_RESIDENT: f64 = 0.75;
 
 /// The memory one generation holds in each phase, bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,7 +136,9 @@ impl PhaseMemory {
             let fixpoint = BASE_BYTES
                 .saturating_add(subs)
                 .saturating_add(held)
-                .saturating_add((draws as f64 * bytes_per_draw(rules)) as u64);
+                .saturating_add(
+                    (draws as f64 * bytes_per_draw(rules) * RULE_BITMAPS_RESIDENT) as u64,
+                );
             // The witnesses are kept only where they do not raise the set's peak.
             let witnesses = (draws as f64 * perpetual::WITNESS_BYTES_PER_DRAW) as u64;
             let fixpoint = if fixpoint + witnesses <= solve {

@@ -17,10 +17,15 @@ const MEASURED_THREADS: f64 = 2.0;
 /// 1,825); stop 38's 0.68e-6, 0.66e-6 and 0.72e-6.
 const SOLVE_SECONDS_PER_SLOT: f64 = 0.57e-6;
 /// As [`SOLVE_SECONDS_PER_SLOT`], for a set of at most [`LARGE_RULE_PASS_SLOTS`]: every set up
-/// to 5 men (1.118e9 slots) 0.38e-6 at stop 47 (424 s of 580: the write phase 71 s, from 111
-/// at stop 46), stop 46 0.41e-6 (455 s of 618), stop 44 0.49e-6, stop 43 0.61e-6, stop 37
-/// 0.74e-6.
-const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.40e-6;
+/// to 5 men (1.118e9 slots) 0.345e-6 at stop 49 (386 s of 526), 0.38e-6 at stop 47 (424 s of
+/// 580: the write phase 71 s, from 111 at stop 46), stop 46 0.41e-6 (455 s of 618), stop 44
+/// 0.49e-6, stop 43 0.61e-6, stop 37 0.74e-6.
+const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.36e-6;
+/// As [`SOLVE_SECONDS_PER_SLOT`] and [`SMALL_SOLVE_SECONDS_PER_SLOT`], for a run without
+/// distances (`--wdl-only`: the search in bitmaps, no DTM to write): stop 50's KRNKRAB family
+/// KRNKRA 0.31e-6 (40.7 s of 154.7), KRNKRB 0.28e-6 (59.5 s of 242.4), KRNKRAB 0.33e-6 (303 s
+/// of 1,504); every set up to 5 men 0.33e-6 (371 s of 505, summed over the sets).
+const WDL_ONLY_SOLVE_SECONDS_PER_SLOT: f64 = 0.33e-6;
 /// Seconds per slot of the perpetual-check pass by bitmaps. It grows with the set and its
 /// share of draws: session 27's binary KRNKR 0.95e-6 (31 s), KRNKRA 1.54e-6 (205.5 s; the
 /// plan then says 340 s for the whole set, which took 362 s); earlier KRNKRAB 1.81e-6 (1,667
@@ -28,15 +33,17 @@ const SMALL_SOLVE_SECONDS_PER_SLOT: f64 = 0.40e-6;
 const BITMAP_RULE_SECONDS_PER_SLOT: f64 = 1.5e-6;
 /// Seconds per slot of the `asian` rule pass (the five-priority game of checks and chases,
 /// after the perpetual-check fixpoint that seeds it) of a set where both sides have a piece
-/// that attacks (a rook, horse, cannon or pawn: [`contested`]), where most draws are: over
-/// the 82 such sets up to 5 men (8.23e8 slots, 2 threads) 1.86e-7 at stop 47 (153 s of the
-/// 156 s of rule pass; stop 46 162.5 s in all, stop 44 232.3 s, stop 43 253.5 s, stop 42
-/// 319 s, stop 37 388 s). Its spread is wide: KRCKR 8.9e-7 (29 s), KRNKR 5.4e-7 (18 s),
-/// KNCKN 0.67e-7, KRNKC 0.12e-7, so a set's estimate can be far off while a run's total is
-/// about right. Set above the mean so that a rule-heavy family stays within 25% too: with
-/// stop 47's binary every set up to 5 men is planned at about 711 s (580 s measured, +23%),
-/// KRNKR's family at about 24 s (31.7 s, -24%).
-const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 3.2e-7;
+/// that attacks (a rook, horse, cannon or pawn: [`contested`]) but not both a rook: over the
+/// 75 such sets up to 5 men (7.17e8 slots, 2 threads) 1.11e-7 at stop 49 and 1.06e-7 at stop
+/// 50 (76 s), from KPPKN's 8.2e-7 and KCAKC's 6.0e-7 down to KRNKC's 0.12e-7. Stop 47's
+/// single rate for every contested set (1.86e-7 measured, 3.2e-7 planned) put every set up to
+/// 5 men at 716 s by stop 49, which took 526 s (+36%).
+const PRIORITY_RULE_SECONDS_PER_SLOT: f64 = 1.2e-7;
+/// As [`PRIORITY_RULE_SECONDS_PER_SLOT`], for a set where each side has a rook ([`rooks_each`]),
+/// where the rule must settle the most draws: the 7 such sets up to 5 men (1.06e8 slots)
+/// 5.51e-7 at stop 49 and 5.23e-7 at stop 50 (55.5 s), KRKR 2.8e-7 to KRCKR 8.0e-7; KRNKR
+/// 4.5e-7 to 5.1e-7 (15.3 to 16.7 s).
+const ROOKS_EACH_RULE_SECONDS_PER_SLOT: f64 = 5.5e-7;
 /// As [`PRIORITY_RULE_SECONDS_PER_SLOT`], for a set where one side has only its general,
 /// advisors and elephants: the 144 such sets up to 5 men (2.95e8 slots) 1.2e-8 at stop 47.
 const ONE_SIDED_RULE_SECONDS_PER_SLOT: f64 = 2e-8;
@@ -177,7 +184,6 @@ fn disk_bytes_per_slot(slots: u64) -> f64 {
     }
 }
 
-/// What `m` will take on `threads` threads.
 /// True if both sides of `m` have a piece that attacks (a rook, horse, cannon or pawn): the
 /// sets whose draws the repetition rules mostly have to settle.
 fn contested(m: Material) -> bool {
@@ -189,6 +195,13 @@ fn contested(m: Material) -> bool {
     })
 }
 
+/// True if each side of `m` has a rook.
+fn rooks_each(m: Material) -> bool {
+    use crate::rules::{Color, Role};
+    Color::ALL.into_iter().all(|c| m.count(c, Role::Rook) > 0)
+}
+
+/// What `m` will take on `threads` threads, with `wdl_only` in a run without distances.
 fn set_plan(m: Material, rules: RuleSet, threads: usize, wdl_only: bool) -> SetPlan {
     let slots = MaterialIndex::new(m).size();
     let memory = PhaseMemory::of_run(m, rules, wdl_only);
@@ -200,14 +213,16 @@ fn set_plan(m: Material, rules: RuleSet, threads: usize, wdl_only: bool) -> SetP
         RuleSet::Asian if slots > LARGE_RULE_PASS_SLOTS => {
             (Some("priorities"), LARGE_PRIORITY_RULE_SECONDS_PER_SLOT)
         }
+        RuleSet::Asian if rooks_each(m) => (Some("priorities"), ROOKS_EACH_RULE_SECONDS_PER_SLOT),
         RuleSet::Asian if contested(m) => (Some("priorities"), PRIORITY_RULE_SECONDS_PER_SLOT),
         RuleSet::Asian => (Some("priorities"), ONE_SIDED_RULE_SECONDS_PER_SLOT),
         _ => (Some("bitmaps"), BITMAP_RULE_SECONDS_PER_SLOT),
     };
     let scale = MEASURED_THREADS / threads.max(1) as f64;
-    let solve_rate = match slots > LARGE_RULE_PASS_SLOTS {
-        true => SOLVE_SECONDS_PER_SLOT,
-        false => SMALL_SOLVE_SECONDS_PER_SLOT,
+    let solve_rate = match (wdl_only, slots > LARGE_RULE_PASS_SLOTS) {
+        (true, _) => WDL_ONLY_SOLVE_SECONDS_PER_SLOT,
+        (false, true) => SOLVE_SECONDS_PER_SLOT,
+        (false, false) => SMALL_SOLVE_SECONDS_PER_SLOT,
     };
     SetPlan {
         material: m.name(),

@@ -285,6 +285,9 @@ fn write_report(out: &mut dyn Write, r: &GenReport) -> std::io::Result<()> {
 pub struct Plan {
     /// Material sets: KRNKRAB, 车马对车士象全, ...
     materials: Vec<String>,
+    /// Every set with at most this many men (generals included), as `gen --men` makes them.
+    #[arg(long)]
+    men: Option<u32>,
     /// Worker threads the time is estimated for (default: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -299,9 +302,13 @@ pub struct Plan {
 
 impl Plan {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let sets = parse_materials(&self.materials)?;
+        let mut sets = parse_materials(&self.materials)?;
+        if let Some(n) = self.men {
+            refuse_men_past_memory(n, self.threads)?;
+            sets.extend(Material::all_up_to(n));
+        }
         if sets.is_empty() {
-            return Err("name material sets (e.g. `canju plan KRNKRAB`)".into());
+            return Err("name material sets (e.g. `canju plan KRNKRAB`) or give --men N".into());
         }
         let tb = self.tables.open();
         let opts = GenOptions {
