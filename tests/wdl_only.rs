@@ -252,7 +252,7 @@ fn verify_checks_outcomes_of_tables_without_distances_and_can_fail() {
 }
 
 #[test]
-fn the_plan_of_tables_without_distances_takes_less_disk() {
+fn the_plan_of_tables_without_distances_takes_less_disk_memory_and_time() {
     let dir = tempfile::tempdir().unwrap();
     let tb = Tablebase::with_rules(dir.path(), RuleSet::Asian);
     let sets = [Material::parse("KRNKR").unwrap()];
@@ -264,10 +264,13 @@ fn the_plan_of_tables_without_distances_takes_less_disk() {
     let without = canju::generate::plan(&tb, &sets, &wdl_only).unwrap();
     assert_eq!(with.sets.len(), without.sets.len());
     assert!(without.disk_bytes < with.disk_bytes);
-    assert_eq!(
-        without.peak_bytes, with.peak_bytes,
-        "the same cells either way"
+    assert!(
+        without.peak_bytes < with.peak_bytes,
+        "bitmaps, not cells: {} against {}",
+        without.peak_bytes,
+        with.peak_bytes
     );
+    assert!(without.seconds < with.seconds, "no distances to write");
 }
 
 /// Every table of `sets` generated without distances in `dir` under `rules`, by the search

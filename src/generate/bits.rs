@@ -47,11 +47,14 @@ impl Bits {
     }
 
     /// Sets bit `i`; true if it was clear (so exactly one of several threads setting it
-    /// together sees `true`).
+    /// together sees `true`). A bit already set is only read: the searches set most bits
+    /// many times over (a candidate once for each of its moves that just lost), and a plain
+    /// load costs far less than a locked read-modify-write.
     #[inline]
     pub(crate) fn set(&self, i: u64) -> bool {
         let mask = 1u64 << (i % 64);
-        self.words[(i / 64) as usize].fetch_or(mask, Relaxed) & mask == 0
+        let word = &self.words[(i / 64) as usize];
+        word.load(Relaxed) & mask == 0 && word.fetch_or(mask, Relaxed) & mask == 0
     }
 
     /// Clears bit `i`.
