@@ -72,13 +72,17 @@ const BASE_BYTES: u64 = 16 << 20;
 const DRAW_SHARE: f64 = 0.30;
 
 /// Share of the rule pass's bitmaps (as [`bytes_per_draw`] counts them) that is resident at its
-/// peak: a bitmap's pages are mapped only when first written, and the sparse ones (the nodes
-/// that just joined, the candidates) and the deepest levels touch few. Measured with the
-/// search in bitmaps, where the rule pass is the binding phase (stop 50's KRNKRAB family,
-/// the rule phase's peak less the process, sub-tables and ranks, over the draws the pass
-/// started from): KRNKRAB 0.77, KRNKRB 0.57, KRNKRA 0.51, KRNKR 0.44. The largest set's
-/// share, so that the plan of a large run stays near what it takes and above it.
-const RULE_BITMAPS_RESIDENT: f64 = 0.75;
+/// peak, for a pass over `draws` draws: a bitmap's pages are mapped only when first written,
+/// the sparse ones (the nodes that just joined, the candidates) touch few, and the larger a
+/// set the more of its levels the fixpoint keeps. Measured with the search in bitmaps, where the
+/// rule pass is the binding phase (stop 50's KRNKRAB family, the rule phase's peak less the
+/// process, sub-tables and ranks, over the draws the pass started from): KRNKR 0.44 (13.2M
+/// draws), KRNKRA 0.51 (72M), KRNKRB 0.57 (107M), KRNKRAB 0.77 (534M); taken as 0.45 at 10^7
+/// draws plus 0.2 for each tenfold, within 0.3 and 0.8 (a fit to those four sets).
+fn rule_bitmaps_resident(draws: u64) -> f64 {
+    let tenfolds = (draws.max(1) as f64).log10() - 7.0;
+    (0.45 + 0.2 * tenfolds).clamp(0.3, 0.8)
+}
 
 /// The memory one generation holds in each phase, bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -137,7 +141,7 @@ impl PhaseMemory {
                 .saturating_add(subs)
                 .saturating_add(held)
                 .saturating_add(
-                    (draws as f64 * bytes_per_draw(rules) * RULE_BITMAPS_RESIDENT) as u64,
+                    (draws as f64 * bytes_per_draw(rules) * rule_bitmaps_resident(draws)) as u64,
                 );
             // The witnesses are kept only where they do not raise the set's peak.
             let witnesses = (draws as f64 * perpetual::WITNESS_BYTES_PER_DRAW) as u64;
