@@ -519,7 +519,14 @@ fn smaller_side(values: &impl ValueSource, value_bytes: u8) -> DtmPlan {
     let bytes = |side: usize, frames: &[Vec<u8>]| {
         frames.iter().map(Vec::len).sum::<usize>() + dictionaries[side].len()
     };
+    let sampled = trace::step("DTM sides sampled");
     let quick = [0, 1].map(|side| bytes(side, &judged(side, QUICK_JUDGE_LEVEL)));
+    sampled.done(|| {
+        format!(
+            "red {} black {} bytes, every {step} of {per_side} blocks",
+            quick[0], quick[1]
+        )
+    });
     let (small, large) = (quick[0].min(quick[1]), quick[0].max(quick[1]));
     let (side, frames) = if large as f64 >= small as f64 * QUICK_JUDGE_MARGIN {
         ((quick[1] < quick[0]) as usize, None)
