@@ -656,36 +656,29 @@ fn plan_lists_missing_sets_and_gen_json_reports_them() {
 #[test]
 fn plan_takes_men_as_gen_does() {
     let dir = tempfile::tempdir().unwrap();
-    let plan = json_of(&["plan", "--men", "3"], dir.path());
-    let mut planned: Vec<String> = plan["sets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["material"].as_str().unwrap().to_string())
-        .collect();
-    planned.sort();
+    let names = |sets: &[serde_json::Value]| {
+        let mut names: Vec<String> = sets.iter().map(|s| s["material"].to_string()).collect();
+        names.sort();
+        names
+    };
+    let planned = names(
+        json_of(&["plan", "--men", "3"], dir.path())["sets"]
+            .as_array()
+            .unwrap(),
+    );
     let out = canju()
         .args(["gen", "--men", "3", "--json", "--dir"])
         .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let mut made: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
+        .assert()
+        .success();
+    let reports: Vec<serde_json::Value> = String::from_utf8_lossy(&out.get_output().stdout)
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["material"].to_string())
-        .map(|m| m.trim_matches('"').to_string())
+        .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    made.sort();
     assert!(planned.len() > 5, "{planned:?}");
-    assert_eq!(planned, made);
-    let out = canju()
-        .args(["plan", "--men", "40", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(planned, names(&reports));
+    let refused = canju().args(["plan", "--men", "40"]).assert().failure();
+    let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
     assert!(err.contains("between 2 and 32 men"), "{err}");
 }
 

@@ -7,6 +7,7 @@ use super::{GenOptions, thread_count};
 use crate::index::MaterialIndex;
 use crate::material::Material;
 use crate::probe::{RuleSet, Tablebase};
+use crate::rules::{Color, Role};
 use serde::Serialize;
 
 /// Threads the rates below were measured with (a 2-core machine of the CI kind).
@@ -187,7 +188,6 @@ fn disk_bytes_per_slot(slots: u64) -> f64 {
 /// True if both sides of `m` have a piece that attacks (a rook, horse, cannon or pawn): the
 /// sets whose draws the repetition rules mostly have to settle.
 fn contested(m: Material) -> bool {
-    use crate::rules::{Color, Role};
     Color::ALL.into_iter().all(|c| {
         [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
             .into_iter()
@@ -197,7 +197,6 @@ fn contested(m: Material) -> bool {
 
 /// True if each side of `m` has a rook.
 fn rooks_each(m: Material) -> bool {
-    use crate::rules::{Color, Role};
     Color::ALL.into_iter().all(|c| m.count(c, Role::Rook) > 0)
 }
 

@@ -118,14 +118,7 @@ pub struct Gen {
 
 impl Gen {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let mut sets = parse_materials(&self.materials)?;
-        if let Some(n) = self.men {
-            refuse_men_past_memory(n, self.threads)?;
-            sets.extend(Material::all_up_to(n));
-        }
-        if sets.is_empty() {
-            return Err("name material sets (e.g. `canju gen KRKAA`) or give --men N".into());
-        }
+        let sets = named_or_men(&self.materials, self.men, self.threads, "gen KRKAA")?;
         let tb = self.tables.open();
         check_folder(&tb)?;
         let used = thread_count(self.threads);
@@ -176,6 +169,25 @@ pub fn parse_materials(names: &[String]) -> Result<Vec<Material>> {
         .iter()
         .map(|m| Material::parse(m).map_err(Into::into))
         .collect()
+}
+
+/// The sets named, and with `--men n` every set of at most `n` men (refused at once where
+/// the largest cannot fit); an error naming an `example` command if that leaves none.
+fn named_or_men(
+    names: &[String],
+    men: Option<u32>,
+    threads: usize,
+    example: &str,
+) -> Result<Vec<Material>> {
+    let mut sets = parse_materials(names)?;
+    if let Some(n) = men {
+        refuse_men_past_memory(n, threads)?;
+        sets.extend(Material::all_up_to(n));
+    }
+    if sets.is_empty() {
+        return Err(format!("name material sets (e.g. `canju {example}`) or give --men N").into());
+    }
+    Ok(sets)
 }
 
 /// Refuses `--men n` at once, before the sets are listed, when the largest set of `n` men
@@ -302,14 +314,7 @@ pub struct Plan {
 
 impl Plan {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let mut sets = parse_materials(&self.materials)?;
-        if let Some(n) = self.men {
-            refuse_men_past_memory(n, self.threads)?;
-            sets.extend(Material::all_up_to(n));
-        }
-        if sets.is_empty() {
-            return Err("name material sets (e.g. `canju plan KRNKRAB`) or give --men N".into());
-        }
+        let sets = named_or_men(&self.materials, self.men, self.threads, "plan KRNKRAB")?;
         let tb = self.tables.open();
         let opts = GenOptions {
             threads: self.threads,
