@@ -925,9 +925,10 @@ fn canju_trace_says_where_a_generation_goes() {
     let on = traced(true);
     for step in [
         "sub-tables read: KRKR",
-        "sweep of KRKR",
-        "positions propagated",
+        "sweep by levels in bits of KRKR",
+        "frontier told",
         "candidates verified",
+        "cells made from the bitmaps and the levels",
         "draws and their flags",
         "perpetual-check fixpoint",
         "fixpoint round: 1",

@@ -40,6 +40,11 @@ impl Bits {
         self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 == 1
     }
 
+    /// Words held: bits `0` to `64 * word_count() - 1`.
+    pub(crate) fn word_count(&self) -> usize {
+        self.words.len()
+    }
+
     /// Word `k`: bits `64 k` to `64 k + 63`.
     #[inline]
     pub(crate) fn word(&self, k: usize) -> u64 {

@@ -317,6 +317,21 @@ impl Cells {
         })
     }
 
+    /// Stores `bytes` as the cells of `side` from `first_slot` (a multiple of 8) on, eight
+    /// at a time; those past the last slot's word are dropped.
+    pub(super) fn store_bytes(&self, side: usize, first_slot: u64, bytes: &[u8]) {
+        debug_assert!(first_slot.is_multiple_of(8) && bytes.len().is_multiple_of(8));
+        let words = &self.sides[side];
+        for (k, group) in bytes.chunks_exact(8).enumerate() {
+            if let Some(w) = words.get((first_slot / 8) as usize + k) {
+                w.store(
+                    u64::from_ne_bytes(group.try_into().expect("8 bytes")),
+                    Relaxed,
+                );
+            }
+        }
+    }
+
     /// Sets `slot` to marker `cell` (not a distance).
     #[inline]
     pub(super) fn set_marker(&self, side: usize, slot: u64, cell: u8) {

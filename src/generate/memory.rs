@@ -7,8 +7,9 @@ use crate::material::Material;
 use crate::probe::RuleSet;
 use crate::rules::{Color, Role};
 
-/// Bytes a slot of the set being solved takes, for each side to move: its cell
-/// ([`super::Cells`]); the sweeps add a bitmap of candidates (1/8 byte a slot).
+/// Bytes a slot of the set being written takes, for each side to move: its cell
+/// ([`super::Cells`]), made from the search's bitmaps and its recorded distances once the
+/// rule pass is done.
 const CELL_BYTES: u64 = 1;
 
 /// Bytes a slot of a small sub-table takes, read whole for the captures: its DTM section of
@@ -53,9 +54,13 @@ fn sub_table_bytes(slots: u64) -> u64 {
 /// base included.
 const WRITE_BYTES_PER_SLOT: f64 = 0.2;
 
-/// Bits a slot (both sides to move) of the search in bitmaps: won and lost, the frontier
-/// and the capture-draws per side to move, and the candidates.
+/// Bits a slot (both sides to move) of the search in bitmaps without distances: won and
+/// lost, the frontier and the capture-draws per side to move, and the candidates.
 const BITS_SOLVING_PER_SLOT: u64 = 9;
+
+/// Bits a slot (both sides to move) of the search in bitmaps with distances (by levels, the
+/// distances on disk): as [`BITS_SOLVING_PER_SLOT`], and black's frontier of the next level.
+const BITS_SOLVING_BY_LEVELS_PER_SLOT: u64 = 10;
 
 /// Bits a slot (both sides to move) the search in bitmaps leaves for the rule pass and the
 /// writer: won and lost, and the rules' two bits, per side to move.
@@ -87,8 +92,8 @@ fn rule_bitmaps_resident(draws: u64) -> f64 {
 /// The memory one generation holds in each phase, bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseMemory {
-    /// Initialising and the sweeps: the cells of both sides to move, the candidates'
-    /// bitmap, and one side to move of each sub-table (small ones read whole, large ones
+    /// Initialising and the sweeps: the search's bitmaps, and one side to move of each
+    /// sub-table (small ones read whole, large ones
     /// through their memory maps: see [`MOST_SLOTS_READ_WHOLE`]).
     pub solve: u64,
     /// The perpetual-check pass with the bitmaps (0 when no pass runs), the cells on disk:
@@ -97,17 +102,18 @@ pub struct PhaseMemory {
     /// The perpetual-check pass with the graph (0 when no pass runs), `DRAW_SHARE` of the
     /// slot-positions taken as draws.
     pub rule_graph: u64,
-    /// Writing: the cells (turned into WDL codes where they are), the compressed sections.
+    /// Writing: the cells (turned into WDL codes where they are), the compressed sections;
+    /// without distances, the bitmaps and a block's codes at a time.
     pub write: u64,
 }
 
 impl PhaseMemory {
     /// The model for `m` (any colouring) under `rules`, with `wdl_only` in a run without
-    /// distances, solved in bitmaps ([`super::WdlBits`]): while solving,
-    /// [`BITS_SOLVING_PER_SLOT`] a slot instead of the cells and candidates; the rule pass as
-    /// with distances (the bitmaps wait on disk as the cells do); the writer holds the
-    /// outcomes and the rules' results ([`BITS_KEPT_PER_SLOT`]) and a block's worth of codes
-    /// at a time, not the cells.
+    /// distances. Both solve in bitmaps ([`super::WdlBits`]): [`BITS_SOLVING_PER_SLOT`] a
+    /// slot, or [`BITS_SOLVING_BY_LEVELS_PER_SLOT`] with the distances recorded on disk; the
+    /// rule pass runs with the bitmaps on disk. With distances the writer holds the cells
+    /// (made from the bitmaps and the distances); without, the outcomes and the rules'
+    /// results ([`BITS_KEPT_PER_SLOT`]) and a block's worth of codes at a time.
     pub fn of_run(m: Material, rules: RuleSet, wdl_only: bool) -> PhaseMemory {
         let m = m.canonical();
         let own = MaterialIndex::new(m).size();
@@ -116,7 +122,7 @@ impl PhaseMemory {
         });
         let values = match wdl_only {
             true => own / 8 * BITS_SOLVING_PER_SLOT,
-            false => own.saturating_mul(2 * CELL_BYTES).saturating_add(own / 8),
+            false => own / 8 * BITS_SOLVING_BY_LEVELS_PER_SLOT,
         };
         let solve = BASE_BYTES.saturating_add(values).saturating_add(subs);
         let (rule_bitmaps, rule_graph) = if can_offend(m, rules) {
@@ -150,15 +156,20 @@ impl PhaseMemory {
             } else {
                 fixpoint
             };
+            // The graph pass reads the cells, so its run solves in them (and the candidates).
             let graph = draws.saturating_mul(perpetual_graph::BYTES_PER_DRAW);
-            (building.max(fixpoint), solve.saturating_add(graph))
+            let in_cells = BASE_BYTES
+                .saturating_add(subs)
+                .saturating_add(own.saturating_mul(2 * CELL_BYTES))
+                .saturating_add(own / 8);
+            (building.max(fixpoint), in_cells.saturating_add(graph))
         } else {
             (0, 0)
         };
-        // The candidates' bitmap is gone by then (and in bitmaps, the frontiers).
+        // The search's frontiers and candidates are gone by then.
         let kept = match wdl_only {
             true => own / 8 * BITS_KEPT_PER_SLOT,
-            false => values - own / 8,
+            false => own.saturating_mul(2 * CELL_BYTES),
         };
         let write = BASE_BYTES
             .saturating_add(subs)
@@ -347,9 +358,9 @@ mod tests {
         let own = MaterialIndex::new(m).size();
         let with = PhaseMemory::of_run(m, RuleSet::Asian, false);
         let without = PhaseMemory::of_run(m, RuleSet::Asian, true);
-        // A byte a slot and side to move against 9 bits a slot; both sides' cells against 8
-        // bits a slot kept for the writer.
-        assert_eq!(with.solve - without.solve, 2 * own + own / 8 - own / 8 * 9);
+        // Black's frontier of the next level; both sides' cells against 8 bits a slot kept
+        // for the writer.
+        assert_eq!(with.solve - without.solve, own / 8);
         assert_eq!(with.write - without.write, 2 * own - own);
         assert!(without.least_peak() <= with.least_peak());
     }

@@ -27,9 +27,12 @@ mod captures;
 mod cells;
 mod draw_index;
 mod fixpoint;
+mod level_record;
+mod level_sweep;
 mod memory;
 mod node;
 mod parity;
+mod pending;
 mod perpetual;
 mod perpetual_graph;
 mod plan;
@@ -47,9 +50,11 @@ use crate::value::{Rule, STORED_ILLEGAL, Value};
 use bits::Bits;
 use captures::{Captures, SubTable};
 pub use cells::Cells;
+use level_record::LevelRecord;
 use memory::check_fits;
 pub use memory::{available_memory, memory_needed, peak_memory, refuse_if_too_large};
 use node::{Neighbours, Node};
+use pending::Pending;
 pub use plan::{Plan, SetPlan, plan};
 use progress::Phase;
 use rayon::prelude::*;
@@ -104,9 +109,9 @@ pub enum GenError {
         /// Estimated hours.
         hours: f64,
     },
-    /// The values could not be set aside on disk during the perpetual-check pass, or read
-    /// back.
-    #[error("cannot set the values aside in {path} while the perpetual-check pass runs: {source}")]
+    /// The values could not be set aside on disk (during the repetition rules' pass, or the
+    /// distances while the search in bitmaps runs), or read back.
+    #[error("cannot keep the values on disk in the temporary file {path}: {source}")]
     Spill {
         /// The temporary file.
         path: std::path::PathBuf,
@@ -139,6 +144,15 @@ pub enum GenError {
         need_gib: f64,
         /// Memory available, GiB.
         avail_gib: f64,
+    },
+    /// A distance to mate too long to count (the search ran past its last level).
+    #[error(
+        "{material}: a distance to mate past {} plies cannot be counted",
+        u16::MAX
+    )]
+    DistanceTooLong {
+        /// The set.
+        material: String,
     },
     /// The thread pool could not start.
     #[error("thread pool: {0}")]
@@ -210,9 +224,9 @@ pub struct GenOptions {
     /// probe needs a one-ply search (about twice the DTM bytes). Otherwise tables of at most
     /// 2^26 slots a side store one side's.
     pub both_sides_dtm: bool,
-    /// With `wdl_only`, solve with the mate search's cells (a byte a position) as before
-    /// the search in bitmaps: for comparing the two.
-    pub wdl_in_cells: bool,
+    /// Solve with the mate search's cells (a byte a position) as before the search in
+    /// bitmaps: for comparing the two.
+    pub in_cells: bool,
 }
 
 /// Wall time of each phase of one generation, seconds.
@@ -520,6 +534,9 @@ struct Solver<'a> {
     /// In a run without distances solved in bitmaps, the values (and `cells` are empty):
     /// spilled, read and marked on disk through the repetition rules' pass as the cells are.
     wdl: Option<WdlBits>,
+    /// In a run with distances solved in bitmaps, the distances, on disk until the cells are
+    /// made from the bitmaps and them ([`Solver::restore_cells`]).
+    record: Option<LevelRecord>,
     max_assigned: AtomicU16,
     /// True once a rule pass has marked results in the cells: until then a draw's quiet
     /// move reaches a draw or a position its opponent wins, never one it loses (that would
@@ -774,8 +791,19 @@ impl Solver<'_> {
         spilled
     }
 
-    /// Reads back the cells [`Solver::spill_cells`] wrote.
+    /// Reads back the cells [`Solver::spill_cells`] wrote; in a run with distances solved in
+    /// bitmaps, makes the cells from the bitmaps and the distances recorded.
     fn restore_cells(&mut self, path: &std::path::Path) -> Result<(), GenError> {
+        if let Some(record) = self.record.take() {
+            let wdl = self
+                .wdl
+                .take()
+                .expect("a level record is made with the bitmaps");
+            let step = trace::step("cells made from the bitmaps and the levels");
+            self.cells = cells_with_distances(&wdl, path, record)?;
+            step.done(|| path.display().to_string());
+            return Ok(());
+        }
         let step = trace::step("cells read back");
         let restored = match &mut self.wdl {
             Some(wdl) => wdl.restore(path),
@@ -877,6 +905,43 @@ impl Solver<'_> {
         self.loss_length(pos, near.squares(), &captures, n)
             .map(Some)
     }
+}
+
+/// The cells of the bitmaps spilled to `spill` (removed), each win and loss by mate taking
+/// its distance from `record`.
+///
+/// # Errors
+/// A file cannot be read, or the record does not hold a distance for exactly the wins and
+/// losses by mate.
+fn cells_with_distances(
+    wdl: &WdlBits,
+    spill: &std::path::Path,
+    mut record: LevelRecord,
+) -> Result<Cells, GenError> {
+    let (cells, by_mate) = wdl
+        .spilled_into_cells(spill)
+        .map_err(|source| GenError::Spill {
+            path: spill.to_path_buf(),
+            source,
+        })?;
+    let record_path = record.path().to_path_buf();
+    let record_error = |source| GenError::Spill {
+        path: record_path.clone(),
+        source,
+    };
+    let written = [0, 1].map(|side| record.recorded(side));
+    let set = record.replay_into(&cells).map_err(record_error)?;
+    if set != by_mate || set != written {
+        let message = format!(
+            "the level record holds {set:?} distances (red, black to move; {written:?} \
+             written) for {by_mate:?} wins and losses by mate"
+        );
+        return Err(record_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            message,
+        )));
+    }
+    Ok(cells)
 }
 
 /// A position's first value, before the sweeps.
@@ -981,25 +1046,47 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     // The graph pass reads the cells: a run that asks for it solves in them.
     let graph =
         tb.rules() == RuleSet::Check && Solver::choose_rule_pass(opts.rule_pass) == RulePass::Graph;
-    let in_bits = opts.wdl_only && !opts.wdl_in_cells && !graph;
+    let in_bits = !opts.in_cells && !graph;
     let mut solver = Solver {
         index: &index,
         captures: Captures::new(&index, subs),
         cells: Cells::new(if in_bits { 0 } else { size }),
         wdl: in_bits.then(|| WdlBits::new(size)),
+        record: None,
         max_assigned: AtomicU16::new(0),
         rule_results_marked: AtomicBool::new(false),
     };
     phases.in_bits = in_bits;
+    let spill = table::temporary_path(&tb.path_of(material), "cells");
     match &solver.wdl {
-        Some(wdl) => solver.solve_in_bits(wdl, opts.progress, clock, &mut phases)?,
+        Some(wdl) if opts.wdl_only => {
+            solver.solve_in_bits(wdl, opts.progress, clock, &mut phases)?
+        }
+        Some(wdl) => {
+            let temporary = |tag| {
+                let path = table::temporary_path(&tb.path_of(material), tag);
+                move |source| GenError::Spill { path, source }
+            };
+            let path = table::temporary_path(&tb.path_of(material), "levels");
+            let mut record = LevelRecord::create(&path).map_err(temporary("levels"))?;
+            let path = table::temporary_path(&tb.path_of(material), "pending");
+            let pending = Pending::create(&path).map_err(temporary("pending"))?;
+            solver.solve_levels_in_bits(
+                wdl,
+                &mut record,
+                pending,
+                opts.progress,
+                clock,
+                &mut phases,
+            )?;
+            solver.record = Some(record);
+        }
         None => solver.mate_search(opts.progress, clock, &mut phases)?,
     }
     phases.sweep = clock.elapsed().as_secs_f64() - phases.init;
     phases.peaks.sweep = take_peak();
 
     // 4. The perpetual-check rule.
-    let spill = table::temporary_path(&tb.path_of(material), "cells");
     if tb.rules() == RuleSet::Check {
         let bar = Phase::new(opts.progress, &name, "perpetual-check rule", 0);
         let pass = Solver::choose_rule_pass(opts.rule_pass);
@@ -1019,6 +1106,11 @@ pub fn solve(tb: &Tablebase, material: Material, opts: &GenOptions) -> Result<So
     phases.rule = clock.elapsed().as_secs_f64() - phases.init - phases.sweep;
     if phases.rule_pass.is_some() {
         phases.peaks.rule = take_peak();
+    }
+    // Without a rules' pass, the distances still wait on disk: the cells are made now.
+    if solver.record.is_some() {
+        solver.spill_cells(&spill)?;
+        solver.restore_cells(&spill)?;
     }
     let values = match solver.wdl {
         Some(wdl) => SolvedValues::Bits(wdl),

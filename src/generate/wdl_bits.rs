@@ -4,7 +4,7 @@
 //! the mate search's byte.
 
 use super::bits::Bits;
-use super::cells::{self, Outcomes, SPILL_CHUNK_BYTES};
+use super::cells::{self, Cells, Outcomes, SPILL_CHUNK_BYTES};
 use crate::table::{RuleCodes, ValueSource, WdlCodes};
 use crate::value::{Rule, STORED_DRAW, STORED_ILLEGAL, stored_rule_loss, stored_rule_win};
 use rayon::prelude::*;
@@ -193,6 +193,49 @@ impl WdlBits {
         Ok([side_outcomes(0)?, side_outcomes(1)?])
     }
 
+    /// The writer's cells from the bitmaps spilled to `path` (which is removed): slots
+    /// without a legal position, draws and results by a rule as their markers, and each win
+    /// and loss by mate [`cells::UNDECIDED`] until its distance is set. Returns them and how
+    /// many wins and losses by mate each side to move has.
+    ///
+    /// # Errors
+    /// The file cannot be read or is shorter than the bitmaps.
+    pub(super) fn spilled_into_cells(&self, path: &Path) -> std::io::Result<(Cells, [u64; 2])> {
+        let mut f = File::open(path)?;
+        let cells = Cells::new(self.size);
+        let mut by_mate = [0u64; 2];
+        let chunk_words = SPILL_CHUNK_BYTES / 8;
+        for (side, by_mate) in by_mate.iter_mut().enumerate() {
+            for first in (0..self.words()).step_by(chunk_words) {
+                let len = (self.words() - first).min(chunk_words);
+                let mut arrays = [0, 1, 2, 3].map(|_| Vec::new());
+                for (a, words) in arrays.iter_mut().enumerate() {
+                    f.seek(SeekFrom::Start(
+                        self.array_offset(side, a) + 8 * first as u64,
+                    ))?;
+                    *words = read_words(&mut f, len)?;
+                }
+                *by_mate += (0..len)
+                    .into_par_iter()
+                    .map(|k| {
+                        let [won, lost, rule0, rule1] = [0, 1, 2, 3].map(|a| arrays[a][k]);
+                        let bytes: [u8; 64] = std::array::from_fn(|b| {
+                            // Padding past the last slot stays as new cells hold it.
+                            match 64 * (first + k) as u64 + (b as u64) < self.size {
+                                true => cell_of_bits([won, lost, rule0, rule1], b),
+                                false => cells::UNDECIDED,
+                            }
+                        });
+                        cells.store_bytes(side, 64 * (first + k) as u64, &bytes);
+                        ((won ^ lost) & !(rule0 | rule1)).count_ones() as u64
+                    })
+                    .sum::<u64>();
+            }
+        }
+        std::fs::remove_file(path)?;
+        Ok((cells, by_mate))
+    }
+
     /// Marks the slots of `side` in `marks` (ascending) in the bitmaps spilled to `path`,
     /// to its marker ([`cells::rule_win`] or [`cells::rule_loss`]), a chunk of words at a time; returns how many
     /// were set.
@@ -305,6 +348,20 @@ impl ValueSource for WdlBits {
     /// A byte a slot against a few bits: the codes are made a block's worth at a time.
     fn wdl_codes_piecewise(&self) -> bool {
         true
+    }
+}
+
+/// The cell of bit `b` of one word of each of a side's bitmaps (won, lost, the rules' two
+/// bits): a win or loss by mate is [`cells::UNDECIDED`], waiting for its distance.
+fn cell_of_bits(words: [u64; 4], b: usize) -> u8 {
+    let [won, lost, rule0, rule1] = words.map(|w| w >> b & 1 == 1);
+    let rule = usize::from(rule0) | usize::from(rule1) << 1;
+    match (won, lost, rule.checked_sub(1).map(|k| Rule::ALL[k])) {
+        (true, true, _) => cells::ILLEGAL,
+        (false, false, _) => cells::DRAW,
+        (_, _, None) => cells::UNDECIDED,
+        (true, false, Some(rule)) => cells::rule_win(rule),
+        (false, true, Some(rule)) => cells::rule_loss(rule),
     }
 }
 

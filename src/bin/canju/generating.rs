@@ -105,10 +105,10 @@ pub struct Gen {
     /// the side whose distances compress smaller.
     #[arg(long, conflicts_with = "wdl_only")]
     dtm_both_sides: bool,
-    /// With --wdl-only, solve with a byte a position as a run with distances does, instead
-    /// of in bitmaps (for comparing the two).
-    #[arg(long, requires = "wdl_only", hide = true)]
-    wdl_in_cells: bool,
+    /// Solve in cells of a byte a position, as before the search in bitmaps (for comparing
+    /// the two).
+    #[arg(long, alias = "wdl-in-cells", hide = true)]
+    in_cells: bool,
     /// Print one JSON object per set as it is done (one a line), instead of text.
     #[command(flatten)]
     json: JsonFlag,
@@ -135,7 +135,7 @@ impl Gen {
             rule_pass: self.rule_pass.into(),
             wdl_only: self.wdl_only,
             both_sides_dtm: self.dtm_both_sides,
-            wdl_in_cells: self.wdl_in_cells,
+            in_cells: self.in_cells,
             ..GenOptions::default()
         };
         // The first write error (a closed pipe) is kept and returned once generation ends.
