@@ -1,26 +1,33 @@
 //! Retrograde analysis: the exact value of every position of a material set.
 //!
-//! Per slot and side to move one byte ([`Cells`], atomic so that rayon threads share it): a
-//! distance to mate (odd win, even loss; the rare ones past 248 plies in a side map) or a
-//! marker: illegal, undecided, undecided but saved from losing by a drawing capture, draw.
-//! No successor counters: a position that may have just lost is verified by generating its
-//! moves (forward verification, as Syzygy's and xiangqitb's generators do).
+//! The search runs in bitmaps ([`WdlBits`]: won and lost per slot and side to move, shared
+//! by rayon threads without locks), a few bits a position. No successor counters: a position
+//! that may have just lost is verified by generating its moves (forward verification, as
+//! Syzygy's and xiangqitb's generators do).
 //!
 //! 1. *Initialise*: decode every slot, mark illegal ones; a position without legal moves is
-//!    `Loss(0)`; captures are looked up in the sub-tables (through the same [`Tablebase`] users
-//!    probe): a capture into a lost position makes a tentative win, one into a draw means the
-//!    position never loses; if every move is a capture, the value is final.
-//! 2. *Sweep* by distance n = 0, 1, 2...: positions whose value is n are final. For a loss, each
-//!    predecessor (un-moves without un-captures) becomes a win in n+1 unless it already wins as
-//!    fast. For a win, each undecided predecessor becomes a candidate; once per level each
-//!    candidate's quiet moves are generated, and if all of them now lose (wins of at most n
-//!    plies for the opponent), it is a loss one ply longer than its longest alternative
-//!    (n, or a capture's as looked up).
+//!    lost at distance 0; captures are looked up in the sub-tables (through the same
+//!    [`Tablebase`] users probe): a capture into a lost position makes a win (its distance
+//!    known, unless a quiet move wins faster), one into a draw means the position never
+//!    loses; if every move is a capture, the value is final.
+//! 2. *Sweep* by distance n = 0, 1, 2... ([`level_sweep`]): the positions decided at distance
+//!    n form the frontier. For a loss, each predecessor (un-moves without un-captures) that
+//!    is not decided wins in n+1. For a win, each undecided predecessor becomes a candidate;
+//!    once per level each candidate's quiet moves are generated, and if all of them now lose
+//!    (wins of at most n plies for the opponent), it is a loss one ply longer than its
+//!    longest alternative (n, or a capture's as looked up). A position whose distance is
+//!    known before its level ([`pending`]) waits on disk for it, and each level's frontier is
+//!    written to disk ([`level_record`]): the distances take no memory while solving.
+//!    A run without distances (`--wdl-only`) goes by turns instead of levels ([`wdl_sweep`]).
 //! 3. What is still undecided is a draw.
 //! 4. The repetition rules turn some draws into results by the rule: under `check` the
 //!    perpetual-check pass ([`perpetual`], [`perpetual_graph`]), under `asian` the game of
-//!    checks and chases ([`parity`], run by [`perpetual`]).
-//! 5. The writer reads the cells block by block and turns them into WDL codes where they are.
+//!    checks and chases ([`parity`], run by [`perpetual`]). The bitmaps wait on disk.
+//! 5. With distances, the writer's cells ([`Cells`], a byte per slot and side to move: a
+//!    distance or a marker) are made from the bitmaps and the recorded levels; the writer
+//!    reads them block by block and turns them into WDL codes where they are. Without, it
+//!    reads the bitmaps. The search in cells of earlier versions (`--in-cells`, for
+//!    comparing) solves in those cells directly.
 
 mod bits;
 mod captures;

@@ -437,4 +437,38 @@ mod tests {
         assert_eq!(bits.stored(0, 3), STORED_ILLEGAL);
         assert_eq!(bits.stored(1, 0), STORED_DRAW);
     }
+
+    #[test]
+    fn the_writers_cells_come_from_the_spilled_bitmaps() {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = dir.path().join("spill");
+        // 130 slots: the last word holds two, the rest of it is padding.
+        let mut bits = WdlBits::new(130);
+        bits.set_illegal(0, 3);
+        bits.decide(0, 5, true);
+        bits.decide(1, 129, false);
+        bits.spill(&spill).unwrap();
+        let rule = Rule::ALL[1];
+        let marks = [(70, cells::rule_win(rule)), (71, cells::rule_loss(rule))];
+        bits.mark_spilled(&spill, 1, marks.into_iter()).unwrap();
+        let (made, by_mate) = bits.spilled_into_cells(&spill).unwrap();
+        assert!(!spill.exists(), "the spill is removed");
+        assert_eq!(
+            by_mate,
+            [1, 1],
+            "a win and a loss by mate wait for their distances"
+        );
+        assert_eq!(made.raw(0, 3), cells::ILLEGAL);
+        assert_eq!(made.raw(0, 5), cells::UNDECIDED);
+        assert_eq!(made.raw(1, 129), cells::UNDECIDED);
+        assert_eq!(made.raw(0, 6), cells::DRAW);
+        assert_eq!(made.raw(1, 70), cells::rule_win(rule));
+        assert_eq!(made.raw(1, 71), cells::rule_loss(rule));
+        assert_eq!(made.raw(0, 71), cells::DRAW);
+        assert_eq!(
+            made.raw(0, 131),
+            cells::UNDECIDED,
+            "padding as new cells hold it"
+        );
+    }
 }
