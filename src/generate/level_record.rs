@@ -21,8 +21,11 @@ const CHUNK_WORDS: usize = 1 << 14;
 /// bits a set bit.
 const ZSTD_LEVEL: i32 = 1;
 
+/// Chunks of one frontier compressed at a time, in parallel.
+const GROUP_CHUNKS: usize = 16;
+
 /// Compressed bytes read back at a time before they are applied in parallel.
-const REPLAY_BATCH_BYTES: usize = 64 << 20;
+const REPLAY_BATCH_BYTES: usize = 8 << 20;
 
 /// The frontiers written so far, in a temporary file removed when dropped.
 pub(super) struct LevelRecord {
@@ -77,7 +80,9 @@ impl LevelRecord {
         })
     }
 
-    /// Writes `frontier`, the positions of `side` to move decided at distance `level`.
+    /// Writes `frontier`, the positions of `side` to move decided at distance `level`: its
+    /// chunks compressed in parallel, [`GROUP_CHUNKS`] at a time, so that few compressed
+    /// chunks are held at once.
     ///
     /// # Errors
     /// The file cannot be written.
@@ -88,36 +93,27 @@ impl LevelRecord {
         frontier: &Bits,
     ) -> std::io::Result<()> {
         let words = frontier.word_count();
-        let chunks: Vec<(u32, u64, Vec<u8>)> = (0..words.div_ceil(CHUNK_WORDS))
-            .into_par_iter()
-            .filter_map(|c| {
-                let range = c * CHUNK_WORDS..((c + 1) * CHUNK_WORDS).min(words);
-                let ones: u64 = range
-                    .clone()
-                    .map(|k| frontier.word(k).count_ones() as u64)
-                    .sum();
-                if ones == 0 {
-                    return None;
-                }
-                let bytes: Vec<u8> = range.flat_map(|k| frontier.word(k).to_le_bytes()).collect();
-                let packed = zstd::bulk::compress(&bytes, ZSTD_LEVEL);
-                Some(packed.map(|p| (c as u32, ones, p)))
-            })
-            .collect::<std::io::Result<_>>()?;
-        let out = self
-            .out
-            .as_mut()
-            .expect("a record is written before it is read");
-        for (chunk, ones, packed) in chunks {
-            let header = ChunkHeader {
-                level,
-                side: side as u8,
-                chunk,
-                len: packed.len() as u32,
-            };
-            out.write_all(&header.encode())?;
-            out.write_all(&packed)?;
-            self.recorded[side] += ones;
+        let chunks = words.div_ceil(CHUNK_WORDS);
+        for group in (0..chunks).step_by(GROUP_CHUNKS) {
+            let packed: Vec<(u32, u64, Vec<u8>)> = (group..(group + GROUP_CHUNKS).min(chunks))
+                .into_par_iter()
+                .filter_map(|c| compress_chunk(frontier, c, words).transpose())
+                .collect::<std::io::Result<_>>()?;
+            let out = self
+                .out
+                .as_mut()
+                .expect("a record is written before it is read");
+            for (chunk, ones, bytes) in packed {
+                let header = ChunkHeader {
+                    level,
+                    side: side as u8,
+                    chunk,
+                    len: bytes.len() as u32,
+                };
+                out.write_all(&header.encode())?;
+                out.write_all(&bytes)?;
+                self.recorded[side] += ones;
+            }
         }
         Ok(())
     }
@@ -164,6 +160,26 @@ impl Drop for LevelRecord {
         self.out = None;
         let _ = std::fs::remove_file(&self.path);
     }
+}
+
+/// Chunk `c` of `frontier` (of `words` words) compressed, with its index and how many bits
+/// it holds; `None` if it holds none.
+fn compress_chunk(
+    frontier: &Bits,
+    c: usize,
+    words: usize,
+) -> std::io::Result<Option<(u32, u64, Vec<u8>)>> {
+    let range = c * CHUNK_WORDS..((c + 1) * CHUNK_WORDS).min(words);
+    let ones: u64 = range
+        .clone()
+        .map(|k| frontier.word(k).count_ones() as u64)
+        .sum();
+    if ones == 0 {
+        return Ok(None);
+    }
+    let bytes: Vec<u8> = range.flat_map(|k| frontier.word(k).to_le_bytes()).collect();
+    let packed = zstd::bulk::compress(&bytes, ZSTD_LEVEL)?;
+    Ok(Some((c as u32, ones, packed)))
 }
 
 /// Chunks read from `input` until [`REPLAY_BATCH_BYTES`] or the end.

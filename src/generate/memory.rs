@@ -299,6 +299,25 @@ pub(super) fn map_large_allocations() {
     }
 }
 
+/// Returns the memory freed to the allocator to the system (glibc's `malloc_trim`), so that
+/// what one phase or set freed in small blocks (a level's compressed chunks, the positions
+/// waiting for their level) is not counted in the next one's resident memory: within a
+/// `--men 5` run such blocks had raised the 32.8M-slot sets' peaks while solving from 0.875
+/// to 0.92-1.01 bytes a position.
+pub(super) fn release_freed() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: malloc_trim only returns free memory to the system; it takes no pointer
+        // and changes no block in use.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
 /// Memory available to new allocations in bytes (Linux `MemAvailable`; 0 if unknown).
 pub fn available_memory() -> u64 {
     proc_kib("/proc/meminfo", "MemAvailable:")

@@ -284,6 +284,7 @@ impl PhasePeaks {
 /// The peak resident memory since the last call (or [`memory::reset_peak`]); starts the next.
 fn take_peak() -> u64 {
     let peak = peak_memory();
+    memory::release_freed();
     memory::reset_peak();
     peak
 }
@@ -975,6 +976,7 @@ pub fn generate_one(
     opts: &GenOptions,
 ) -> Result<GenReport, GenError> {
     memory::map_large_allocations();
+    memory::release_freed();
     memory::reset_peak();
     let start = Instant::now();
     let material = material.canonical();
