@@ -176,14 +176,7 @@ impl Solver<'_> {
         l.frontier[side].for_each_one(
             || (Node::new(self.index), Vec::new()),
             |(node, preds), i| {
-                node.load(self.index, i, turn);
-                let (pos, near) = node.parts();
-                preds.clear();
-                // Un-moves whose legality is not tried: one that leaves `turn` in check
-                // reaches a slot without a legal position, which stays so.
-                pos.for_each_quiet_unmove_unchecked(|mv| {
-                    preds.push(near.slot_after(self.index, mv.to, mv.from));
-                });
+                self.quiet_predecessors(node, preds, i, turn);
                 for &j in preds.iter() {
                     if lost {
                         if wdl.decide(them, j, true) {

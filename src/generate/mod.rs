@@ -833,6 +833,18 @@ impl Solver<'_> {
         }
     }
 
+    /// The slots (the opponent to move) whose quiet moves reach slot `i` (`turn` to move),
+    /// in `preds`, repeats allowed. Un-moves whose legality is not tried: one that leaves
+    /// `turn` in check reaches a slot without a legal position, which a search never changes.
+    fn quiet_predecessors(&self, node: &mut Node, preds: &mut Vec<u64>, i: u64, turn: Color) {
+        node.load(self.index, i, turn);
+        let (pos, near) = node.parts();
+        preds.clear();
+        pos.for_each_quiet_unmove_unchecked(|mv| {
+            preds.push(near.slot_after(self.index, mv.to, mv.from));
+        });
+    }
+
     /// Processes slot `i` (side `turn`), whose final value is `n`: if it loses, its
     /// predecessors win in n + 1; if it wins, its undecided predecessors join `candidates`
     /// (they may lose now).
@@ -844,14 +856,7 @@ impl Solver<'_> {
         n: u16,
         candidates: &Bits,
     ) {
-        node.load(self.index, i, turn);
-        let (pos, near) = node.parts();
-        preds.clear();
-        // Un-moves whose legality is not tried: one that leaves `turn` in check reaches an
-        // [`cells::ILLEGAL`] cell, which neither a win nor a candidate changes.
-        pos.for_each_quiet_unmove_unchecked(|mv| {
-            preds.push(near.slot_after(self.index, mv.to, mv.from));
-        });
+        self.quiet_predecessors(node, preds, i, turn);
         let them = turn.opponent().index();
         for &j in preds.iter() {
             if n.is_multiple_of(2) {
