@@ -10,6 +10,8 @@
 pub mod capi;
 pub mod cycle;
 pub mod display;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod generate;
 pub mod index;
 pub mod material;

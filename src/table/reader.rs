@@ -56,11 +56,31 @@ fn decompression_context(bare: bool) -> zstd::zstd_safe::DCtx<'static> {
 /// A decompressed block and its key (section and block number).
 pub(super) type CachedBlock = (u64, Arc<Vec<u8>>);
 
-/// A table file opened through a memory map; blocks are decompressed on demand and the most
-/// recent ones kept in a small cache. `Send + Sync`.
+/// Where a table file's bytes are read from: a memory map of the file ([`TableFile::open`]),
+/// or bytes already in memory ([`TableFile::from_bytes`]: tests and fuzz targets feed a
+/// reader so, without a file).
+pub trait TableBytes: Send + Sync {
+    /// Every byte of the file.
+    fn bytes(&self) -> &[u8];
+}
+
+impl TableBytes for Mmap {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+impl TableBytes for Vec<u8> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+}
+
+/// A table file read through a memory map (or from bytes in memory); blocks are
+/// decompressed on demand and the most recent ones kept in a small cache. `Send + Sync`.
 pub struct TableFile {
     path: PathBuf,
-    map: Mmap,
+    map: Box<dyn TableBytes>,
     header: Header,
     payload_start: usize,
     cache: Vec<Mutex<Option<CachedBlock>>>,
@@ -82,7 +102,20 @@ impl TableFile {
         // SAFETY: the map is read-only; tables are written to a new file and renamed into
         // place, so a finished file is never modified while mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(io_err(path))?;
-        let (header, payload_start) = parse_header(path, &map)?;
+        TableFile::with_bytes(path, Box::new(map))
+    }
+
+    /// Opens and checks a table file's bytes held in memory, as [`TableFile::open`] does a
+    /// file; `path` only names it in errors.
+    ///
+    /// # Errors
+    /// As [`TableFile::open`], but for reading the file.
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<TableFile, TableError> {
+        TableFile::with_bytes(path, Box::new(bytes))
+    }
+
+    fn with_bytes(path: &Path, map: Box<dyn TableBytes>) -> Result<TableFile, TableError> {
+        let (header, payload_start) = parse_header(path, map.bytes())?;
         let blocks = header.dtm.as_ref().map_or(0, |s| s.offsets.len())
             + match header.wdl.codec {
                 Codec::Lzh => 0,
@@ -159,7 +192,7 @@ impl TableFile {
 
     /// Size of the file in bytes.
     pub fn file_bytes(&self) -> u64 {
-        self.map.len() as u64
+        self.map.bytes().len() as u64
     }
 
     /// Compressed bytes of one section (0 for the DTM section of a table without distances).
@@ -183,7 +216,7 @@ impl TableFile {
     }
 
     pub(super) fn payload(&self) -> &[u8] {
-        &self.map[self.payload_start..]
+        &self.map.bytes()[self.payload_start..]
     }
 
     /// Checks both sections (the WDL section alone in a table without distances) against
