@@ -13,6 +13,7 @@ use crate::probe::Tablebase;
 use crate::rules::{Notation, Position};
 use crate::service::Service;
 use crate::table::{SectionKind, TableFile};
+use crate::theory::Catalogue;
 use std::path::Path;
 
 /// Positions the move parser is fuzzed against (the first byte of the input picks one): the
@@ -93,6 +94,18 @@ pub fn material(data: &[u8]) {
         Ok(m.canonical()),
         "{text:?} by its Chinese name"
     );
+}
+
+/// A theory catalogue in the `tables/theory.toml` format: [`Catalogue::parse`] never panics,
+/// and every entry of a catalogue it accepts gives its material and grade (which panic
+/// where parsing let a bad one through).
+pub fn theory_catalogue(data: &[u8]) {
+    let Ok(catalogue) = Catalogue::parse(&String::from_utf8_lossy(data)) else {
+        return;
+    };
+    for e in &catalogue.entries {
+        let _ = (e.material(), e.grade());
+    }
 }
 
 /// The bytes of a table file, after a first byte that says whether to give the header the

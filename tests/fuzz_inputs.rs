@@ -6,10 +6,11 @@ use canju::fuzzing;
 use canju::table::{SectionKind, TableFile};
 use std::path::{Path, PathBuf};
 
-const TARGETS: [&str; 5] = [
+const TARGETS: [&str; 6] = [
     "fen",
     "move_text",
     "material",
+    "theory_catalogue",
     "table_file",
     "service_request",
 ];
@@ -57,6 +58,11 @@ fn move_text_inputs() {
 #[test]
 fn material_inputs() {
     replay("material", fuzzing::material);
+}
+
+#[test]
+fn theory_catalogue_inputs() {
+    replay("theory_catalogue", fuzzing::theory_catalogue);
 }
 
 #[test]
