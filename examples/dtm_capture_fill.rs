@@ -5,8 +5,8 @@
 //! A don't-care position may store any distance no better than its own for the side to move
 //! (a longer win, a shorter loss), so the probe's `best(stored, captures)` still gives the
 //! true value; here it takes the half before it where that is allowed (a repeat), else its
-//! own. Both streams are compressed as the writer does (2,048-slot frames, zstd level 15,
-//! bare, with the table's own dictionary).
+//! own. Both streams are compressed by the writer's compressor (2,048-slot frames, bare, with
+//! the table's own dictionary).
 //!
 //! `cargo run --release --example dtm_capture_fill DIR SET...`
 
@@ -16,7 +16,6 @@ use canju::rules::Color;
 use canju::table::DTM_BLOCK;
 use canju::value::Value;
 use rayon::prelude::*;
-use zstd::zstd_safe::{CParameter, FrameFormat};
 
 /// The 1-byte half the writer stores for a value (rule results as their marks), `None` for
 /// a draw or an empty slot (which repeat the half before).
@@ -30,15 +29,7 @@ fn half(v: Value) -> Option<u8> {
 }
 
 fn compressed(bytes: &[u8], dict: &[u8]) -> usize {
-    let mut c = zstd::bulk::Compressor::with_dictionary(15, dict).unwrap();
-    for p in [
-        CParameter::Format(FrameFormat::Magicless),
-        CParameter::ChecksumFlag(false),
-        CParameter::DictIdFlag(false),
-        CParameter::ContentSizeFlag(false),
-    ] {
-        c.set_parameter(p).unwrap();
-    }
+    let mut c = canju::table::dtm_compressor(dict);
     bytes
         .chunks(DTM_BLOCK as usize)
         .map(|f| c.compress(f).unwrap().len())

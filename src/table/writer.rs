@@ -281,6 +281,13 @@ pub(super) fn compressor(dictionary: &[u8]) -> zstd::bulk::Compressor<'static> {
     compressor_at(ZSTD_LEVEL, dictionary)
 }
 
+/// [`compressor`], for measurement aids (`examples/`) that compress DTM blocks as the writer
+/// does. Not part of the documented interface.
+#[doc(hidden)]
+pub fn dtm_compressor(dictionary: &[u8]) -> zstd::bulk::Compressor<'static> {
+    compressor(dictionary)
+}
+
 /// As [`compressor`], at zstd level `level`: frames of [`Codec::ZstdBare`] (magicless,
 /// without dictionary id, content size or checksum).
 fn compressor_at(level: i32, dictionary: &[u8]) -> zstd::bulk::Compressor<'static> {
