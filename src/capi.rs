@@ -108,11 +108,22 @@ pub extern "C" fn canju_free() {
 ///
 /// `board` must point to 90 readable bytes.
 unsafe fn position_of(board: *const u8, side_to_move: c_uint) -> Option<Position> {
-    if board.is_null() || side_to_move > 1 {
+    if board.is_null() {
         return None;
     }
     // SAFETY: the caller promises 90 readable bytes.
-    let cells = unsafe { std::slice::from_raw_parts(board, 90) };
+    let cells = unsafe { &*board.cast::<[u8; 90]>() };
+    board_position(cells, side_to_move)
+}
+
+/// The position a Pikafish board (see the module docs) and side to move hold, if legal: what
+/// every probe of the C API reads its board with (and the fuzz target feeds). Not part of
+/// the documented interface.
+#[doc(hidden)]
+pub fn board_position(cells: &[u8; 90], side_to_move: c_uint) -> Option<Position> {
+    if side_to_move > 1 {
+        return None;
+    }
     let turn = if side_to_move == 0 {
         Color::Red
     } else {

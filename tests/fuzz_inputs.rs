@@ -6,8 +6,9 @@ use canju::fuzzing;
 use canju::table::{SectionKind, TableFile};
 use std::path::{Path, PathBuf};
 
-const TARGETS: [&str; 6] = [
+const TARGETS: [&str; 7] = [
     "fen",
+    "capi_board",
     "move_text",
     "material",
     "theory_catalogue",
@@ -49,8 +50,9 @@ fn every_target_has_seeds() {
 type Check = fn(&[u8]);
 
 /// The targets whose check takes the input alone, with their checks.
-const CHECKS: [(&str, Check); 5] = [
+const CHECKS: [(&str, Check); 6] = [
     ("fen", fuzzing::fen),
+    ("capi_board", fuzzing::capi_board),
     ("move_text", fuzzing::move_text),
     ("material", fuzzing::material),
     ("theory_catalogue", fuzzing::theory_catalogue),
@@ -110,5 +112,24 @@ fn table_seeds_read_from_bytes_as_from_their_file() {
                 }
             }
         }
+    }
+}
+
+/// The board seeds are legal positions, so the round trip of `fuzzing::capi_board` runs on
+/// them (a seed the C API refused would check nothing).
+#[test]
+fn board_seeds_are_accepted() {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/capi_board");
+    for f in inputs("capi_board")
+        .iter()
+        .filter(|f| f.starts_with(&seeds))
+    {
+        let data = std::fs::read(f).unwrap();
+        let cells = data.first_chunk::<90>().expect("90 cells");
+        assert!(
+            canju::capi::board_position(cells, u32::from(data[90])).is_some(),
+            "{}",
+            f.display()
+        );
     }
 }
