@@ -155,6 +155,29 @@ pub fn board_position(cells: &[u8; 90], side_to_move: c_uint) -> Option<Position
     Some(pos)
 }
 
+/// The Pikafish board of a position (see the module docs): the inverse of
+/// [`board_position`], for tests and the fuzz target. Not part of the documented interface.
+#[doc(hidden)]
+pub fn board_of(pos: &Position) -> [u8; 90] {
+    let mut board = [0u8; 90];
+    for (i, cell) in board.iter_mut().enumerate() {
+        let Some(p) = Square::from_index(i).and_then(|sq| pos.piece_at(sq)) else {
+            continue;
+        };
+        let role = match p.role {
+            Role::Rook => 1,
+            Role::Advisor => 2,
+            Role::Cannon => 3,
+            Role::Pawn => 4,
+            Role::Horse => 5,
+            Role::Elephant => 6,
+            Role::General => 7,
+        };
+        *cell = role + 8 * u8::from(p.color == Color::Black);
+    }
+    board
+}
+
 /// The value of a board for the side to move, from the open tables.
 ///
 /// # Safety

@@ -10,7 +10,7 @@
 
 use crate::material::Material;
 use crate::probe::Tablebase;
-use crate::rules::{Color, Notation, Piece, Position, Role, Square};
+use crate::rules::{Notation, Position};
 use crate::service::Service;
 use crate::table::{SectionKind, TableFile};
 use crate::theory::Catalogue;
@@ -119,24 +119,11 @@ pub fn capi_board(data: &[u8]) {
         return;
     };
     assert!(p.validate().is_ok(), "an accepted board is legal");
-    for (i, &code) in cells.iter().enumerate() {
-        let sq = Square::from_index(i).expect("90 squares");
-        assert_eq!(p.piece_at(sq).map_or(0, pikafish_code), code, "square {i}");
-    }
-}
-
-/// A piece's Pikafish code (the C API's board).
-fn pikafish_code(piece: Piece) -> u8 {
-    let role = match piece.role {
-        Role::Rook => 1,
-        Role::Advisor => 2,
-        Role::Cannon => 3,
-        Role::Pawn => 4,
-        Role::Horse => 5,
-        Role::Elephant => 6,
-        Role::General => 7,
-    };
-    role + 8 * u8::from(piece.color == Color::Black)
+    assert_eq!(
+        &crate::capi::board_of(&p),
+        cells,
+        "an accepted board's pieces"
+    );
 }
 
 /// The bytes of a table file, after a first byte that says whether to give the header the

@@ -6,7 +6,7 @@ use canju::generate::{GenOptions, generate_all};
 use canju::index::MaterialIndex;
 use canju::material::Material;
 use canju::probe::Tablebase;
-use canju::rules::{Color, Role, Square};
+use canju::rules::Color;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
@@ -42,27 +42,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// A Pikafish board of a position.
-fn board_of(pos: &canju::rules::Position) -> [u8; 90] {
-    let mut board = [0u8; 90];
-    for (i, cell) in board.iter_mut().enumerate() {
-        let Some(p) = pos.piece_at(Square::from_index(i).unwrap()) else {
-            continue;
-        };
-        let code = match p.role {
-            Role::Rook => 1,
-            Role::Advisor => 2,
-            Role::Cannon => 3,
-            Role::Pawn => 4,
-            Role::Horse => 5,
-            Role::Elephant => 6,
-            Role::General => 7,
-        };
-        *cell = code + if p.color == Color::Black { 8 } else { 0 };
-    }
-    board
-}
-
 #[test]
 fn warm_probes_allocate_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -71,7 +50,12 @@ fn warm_probes_allocate_nothing() {
     let boards: Vec<([u8; 90], u32)> = MaterialIndex::new(m)
         .legal_positions()
         .step_by(7)
-        .map(|(_, p)| (board_of(&p), u32::from(p.turn() == Color::Black)))
+        .map(|(_, p)| {
+            (
+                canju::capi::board_of(&p),
+                u32::from(p.turn() == Color::Black),
+            )
+        })
         .collect();
     assert!(boards.len() > 50_000);
     let dirs = std::ffi::CString::new(dir.path().to_str().unwrap()).unwrap();
