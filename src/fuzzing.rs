@@ -129,7 +129,7 @@ pub fn capi_board(data: &[u8]) {
 /// The bytes of a table file, after a first byte that says whether to give the header the
 /// checksum it needs (odd: so changed header fields reach the decoder and the checks after
 /// it, as a crafted file would): [`TableFile::from_bytes`] never panics, and a file it
-/// accepts answers each slot's WDL code and distance (up to [`SLOTS_READ`] a side, spread
+/// accepts answers each slot's WDL code and distance (up to `SLOTS_READ`, 4,096, a side, spread
 /// over the table) and its checksum test with a value or an error.
 pub fn table_file(data: &[u8]) {
     let Some((&mode, file)) = data.split_first() else {

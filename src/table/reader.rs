@@ -80,7 +80,7 @@ impl TableBytes for Vec<u8> {
 /// decompressed on demand and the most recent ones kept in a small cache. `Send + Sync`.
 pub struct TableFile {
     path: PathBuf,
-    map: Box<dyn TableBytes>,
+    bytes: Box<dyn TableBytes>,
     header: Header,
     payload_start: usize,
     cache: Vec<Mutex<Option<CachedBlock>>>,
@@ -97,6 +97,11 @@ impl TableFile {
     /// Opens and checks a table file: magic, versions, header checksum, section layout and
     /// size. Payload checksums are checked by [`TableFile::verify_checksums`] and each block's
     /// own checksum whenever it is decompressed.
+    ///
+    /// # Errors
+    /// The file cannot be read or mapped ([`TableError::Io`]), or one of its checks fails:
+    /// a bad magic, a version this build does not read, a truncated file, trailing bytes, or
+    /// a header that does not hold together (each named).
     pub fn open(path: &Path) -> Result<TableFile, TableError> {
         let file = fs::File::open(path).map_err(io_err(path))?;
         // SAFETY: the map is read-only; tables are written to a new file and renamed into
@@ -114,8 +119,8 @@ impl TableFile {
         TableFile::with_bytes(path, Box::new(bytes))
     }
 
-    fn with_bytes(path: &Path, map: Box<dyn TableBytes>) -> Result<TableFile, TableError> {
-        let (header, payload_start) = parse_header(path, map.bytes())?;
+    fn with_bytes(path: &Path, bytes: Box<dyn TableBytes>) -> Result<TableFile, TableError> {
+        let (header, payload_start) = parse_header(path, bytes.bytes())?;
         let blocks = header.dtm.as_ref().map_or(0, |s| s.offsets.len())
             + match header.wdl.codec {
                 Codec::Lzh => 0,
@@ -160,7 +165,7 @@ impl TableFile {
             wdl_decoder,
             verified,
             path: path.to_path_buf(),
-            map,
+            bytes,
             header,
             payload_start,
             cache: (0..CACHE_SLOTS.min(blocks).max(1))
@@ -192,7 +197,7 @@ impl TableFile {
 
     /// Size of the file in bytes.
     pub fn file_bytes(&self) -> u64 {
-        self.map.bytes().len() as u64
+        self.bytes.bytes().len() as u64
     }
 
     /// Compressed bytes of one section (0 for the DTM section of a table without distances).
@@ -216,7 +221,7 @@ impl TableFile {
     }
 
     pub(super) fn payload(&self) -> &[u8] {
-        &self.map.bytes()[self.payload_start..]
+        &self.bytes.bytes()[self.payload_start..]
     }
 
     /// Checks both sections (the WDL section alone in a table without distances) against
