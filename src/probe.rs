@@ -196,7 +196,7 @@ impl From<Value> for Wdl {
 }
 
 /// One material set's table with its index: probed block by block through a memory map, or
-/// read whole into memory for the generator ([`Table::load_all`], [`Table::load_side`]).
+/// read whole into memory for the generator ([`Tablebase::load_all`], [`Table::load_side`]).
 pub struct Table {
     /// Material in stored colouring.
     pub material: Material,

@@ -228,7 +228,7 @@ fn can_offend(m: Material, rules: RuleSet) -> bool {
 }
 
 /// Memory the generator needs for a set at least (the rule pass by bitmaps), estimated
-/// before it starts: see [`PhaseMemory`].
+/// before it starts: see `PhaseMemory`.
 /// With `wdl_only`, in a run without distances.
 pub fn memory_needed(m: Material, rules: RuleSet, wdl_only: bool) -> u64 {
     PhaseMemory::of_run(m, rules, wdl_only).least_peak()

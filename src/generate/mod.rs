@@ -10,19 +10,19 @@
 //!    [`Tablebase`] users probe): a capture into a lost position makes a win (its distance
 //!    known, unless a quiet move wins faster), one into a draw means the position never
 //!    loses; if every move is a capture, the value is final.
-//! 2. *Sweep* by distance n = 0, 1, 2... ([`level_sweep`]): the positions decided at distance
+//! 2. *Sweep* by distance n = 0, 1, 2... (`level_sweep`): the positions decided at distance
 //!    n form the frontier. For a loss, each predecessor (un-moves without un-captures) that
 //!    is not decided wins in n+1. For a win, each undecided predecessor becomes a candidate;
 //!    once per level each candidate's quiet moves are generated, and if all of them now lose
 //!    (wins of at most n plies for the opponent), it is a loss one ply longer than its
 //!    longest alternative (n, or a capture's as looked up). A position whose distance is
-//!    known before its level ([`pending`]) waits on disk for it, and each level's frontier is
-//!    written to disk ([`level_record`]): the distances take no memory while solving.
-//!    A run without distances (`--wdl-only`) goes by turns instead of levels ([`wdl_sweep`]).
+//!    known before its level (`pending`) waits on disk for it, and each level's frontier is
+//!    written to disk (`level_record`): the distances take no memory while solving.
+//!    A run without distances (`--wdl-only`) goes by turns instead of levels (`wdl_sweep`).
 //! 3. What is still undecided is a draw.
 //! 4. The repetition rules turn some draws into results by the rule: under `check` the
-//!    perpetual-check pass ([`perpetual`], [`perpetual_graph`]), under `asian` the game of
-//!    checks and chases ([`parity`], run by [`perpetual`]). The bitmaps wait on disk.
+//!    perpetual-check pass (`perpetual`, `perpetual_graph`), under `asian` the game of
+//!    checks and chases (`parity`, run by `perpetual`). The bitmaps wait on disk.
 //! 5. With distances, the writer's cells ([`Cells`], a byte per slot and side to move: a
 //!    distance or a marker) are made from the bitmaps and the recorded levels; the writer
 //!    reads them block by block and turns them into WDL codes where they are. Without, it
@@ -179,7 +179,7 @@ pub enum RulePass {
     Bitmaps,
     /// An explicit graph of the draws' moves: up to 170 bytes a draw, each step a scan.
     Graph,
-    /// The five-priority game of the full repetition rules ([`parity`]), here with checks
+    /// The five-priority game of the full repetition rules (`parity`), here with checks
     /// only: the same values as the others, more slowly; a cross-check of that solver.
     Priorities,
 }

@@ -7,7 +7,7 @@
 //! - `GET /xiangqi/mainline?fen=FEN`: [`crate::report::MainlineReport`].
 //! - `GET /xiangqi/stats/MATERIAL` (ASCII or Chinese, URL-encoded): what `canju stats --json`
 //!   prints.
-//! - `GET /?fen=FEN[&notation=chinese|wxf|iccs][&flip=1]`: the web page ([`page`]).
+//! - `GET /?fen=FEN[&notation=chinese|wxf|iccs][&flip=1]`: the web page (`page`).
 //!
 //! In a FEN, underscores stand for spaces. Errors are JSON `{"error", "status"}`: 400 for a bad
 //! FEN, illegal position or unknown material, 404 for a missing table (with the `canju gen`

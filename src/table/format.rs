@@ -55,7 +55,7 @@ pub const CHECK_RULES: &str = "check";
 pub const CHASE_RULE_VERSION: u32 = 8;
 /// The first format whose headers hold the WDL code lengths packed
 /// ([`lzh::pack_code_lengths`]) and the DTM section's block offsets as the start and each
-/// block's length ([`lengths_of_offsets`]), which take fewer bytes; a [`Header`] in memory
+/// block's length (`lengths_of_offsets`), which take fewer bytes; a [`Header`] in memory
 /// holds them unpacked.
 pub const PACKED_CODES_VERSION: u32 = 9;
 
@@ -68,7 +68,7 @@ pub(super) fn lengths_of_offsets(offsets: &[u64]) -> Vec<u64> {
         .collect()
 }
 
-/// The offsets [`lengths_of_offsets`] turned into lengths, or `None` if they overflow.
+/// The offsets `lengths_of_offsets` turned into lengths, or `None` if they overflow.
 pub(super) fn offsets_of_lengths(lengths: &[u64]) -> Option<Vec<u64>> {
     let mut at = 0u64;
     lengths
@@ -242,8 +242,8 @@ pub enum Codec {
     /// per slot; from format 6 in blocks of one cache line holding two streams); see `lzh`.
     Lzh,
     /// DTM from format 7: zstd frames of *halves*, the distance relative to what the WDL
-    /// section already says ([`half_of`]): a win in `n` plies is stored as `(n + 1) / 2`, a
-    /// loss in `n` as `n / 2`, a result by the rule as [`rule_half`]; draws and slots without
+    /// section already says (`half_of`): a win in `n` plies is stored as `(n + 1) / 2`, a
+    /// loss in `n` as `n / 2`, a result by the rule as `rule_half`; draws and slots without
     /// a legal position repeat the value before them, as they need none.
     ZstdHalves,
     /// DTM from format 10: [`Codec::ZstdHalves`]'s halves in zstd frames of the magicless
@@ -551,7 +551,7 @@ pub(super) fn rule_half(value_bytes: u8, rule: Rule) -> u16 {
 }
 
 /// The largest half of a distance in a section of `value_bytes` bytes a value whose rule
-/// marks are [`rule_half`]'s (format 8 on).
+/// marks are `rule_half`'s (format 8 on).
 pub(super) const fn largest_distance_half(value_bytes: u8) -> u16 {
     if value_bytes == 1 { 0xFC } else { 0xFFFC }
 }

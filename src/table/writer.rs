@@ -75,10 +75,10 @@ pub trait ValueSource: Sync {
     /// Stored value of `slot` with side `side` (0 red, 1 black) to move.
     fn stored(&self, side: usize, slot: u64) -> u16;
 
-    /// Consumes the values into the WDL code ([`wdl_code`]) of every slot of each side, a slot
+    /// Consumes the values into the WDL code (`wdl_code`) of every slot of each side, a slot
     /// without a legal position taking the code of the slot before it (a draw at the start);
     /// on the sides `rule_codes` names, results by the rule take their own codes
-    /// ([`wdl_code_with`]).
+    /// (`wdl_code_with`).
     fn into_wdl_codes(self, rule_codes: [RuleCodes; 2]) -> [WdlCodes; 2];
 
     /// True if the writer should ask for the WDL codes a block's worth at a time
@@ -101,7 +101,7 @@ pub trait ValueSource: Sync {
 }
 
 /// The codes of slots `range` of a side of `slots` slots whose unfilled codes `code_at`
-/// gives, filled as [`fill_runs_without_code`] fills the whole side: the fill is made over a
+/// gives, filled as `fill_runs_without_code` fills the whole side: the fill is made over a
 /// window from two slots with a code before the first run the range holds part of (a run's
 /// fill depends on the two codes before it, which may be an earlier run's) to two slots past
 /// the end of the last.
@@ -197,7 +197,7 @@ impl ValueSource for [Vec<u16>; 2] {
     }
 }
 
-/// Marks a slot without a legal position among WDL codes, before [`fill_runs_without_code`].
+/// Marks a slot without a legal position among WDL codes, before `fill_runs_without_code`.
 pub(crate) const NO_CODE: u8 = 0xFF;
 
 /// Gives each run of slots without a legal position ([`NO_CODE`]) among one side's WDL
@@ -265,7 +265,7 @@ pub(crate) fn wdl_code(v: u16) -> u8 {
     }
 }
 
-/// [`wdl_code`], or a code per rule for the results by the rules `rule_codes` tells apart
+/// `wdl_code`, or a code per rule for the results by the rules `rule_codes` tells apart
 /// ([`wdl_rule_code`]).
 #[inline]
 pub(crate) fn wdl_code_with(v: u16, rule_codes: RuleCodes) -> u8 {
@@ -792,7 +792,7 @@ fn append_wdl_blocks(
 /// Writes a table atomically: a temporary file in the same folder, synced, then renamed.
 /// Takes the stored values of both sides to move and fills the slots without a legal
 /// position as it encodes them (with the value before them, or on a side without stored
-/// distances the neighbouring run's code: [`fill_runs_without_code`]), so the values are
+/// distances the neighbouring run's code: `fill_runs_without_code`), so the values are
 /// never copied whole. Returns the file's size in bytes.
 ///
 /// # Errors

@@ -75,7 +75,7 @@ const ZERO_RUN: u8 = 0x80;
 
 /// A section's code lengths (one byte a symbol, mostly zeros: a WDL section's literals are
 /// its few codes) as the header stores them from format 9: a length as itself, and a run of
-/// `n` zeros (1 to 128) as one byte [`ZERO_RUN`]` + n - 1`. About 400 bytes become a few
+/// `n` zeros (1 to 128) as one byte `ZERO_RUN`` + n - 1`. About 400 bytes become a few
 /// dozen, which is most of a small table's header.
 pub fn pack_code_lengths(lengths: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
