@@ -48,7 +48,6 @@ fn main() {
             continue;
         };
         let turn = Color::ALL[side];
-        t.file.load_dtm_of(side).unwrap();
         let slots = t.index.size();
         // Per slot: its value, and whether a capture reaches it (a don't-care).
         let rows: Vec<(Option<Value>, bool)> = (0..slots)

@@ -1,11 +1,12 @@
 //! What the fuzz targets (`fuzz/fuzz_targets/`) check, one function a parser, shared with the
-//! test that replays their corpus and findings (`tests/fuzz_inputs.rs`) so that CI keeps
+//! test that replays their seeds and findings (`tests/fuzz_inputs.rs`) so that CI keeps
 //! every input a fuzzer once broke without a fuzzer.
 //!
 //! Each function takes arbitrary bytes, feeds them to one parser, and panics only where the
-//! library breaks a promise: a parser returns an error for bad input, never panics; what it
-//! accepts reads back the same once written out (a FEN, a move in each notation, a material
-//! name); a table file that opens answers every slot with a value or an error.
+//! library breaks a promise: a parser returns an error for bad input, never panics; what the
+//! FEN, move, material and board parsers accept reads back the same once written out; a
+//! catalogue accepted gives every entry's material and grade; a table file that opens
+//! answers the slots read with a value or an error.
 //! Not part of the documented interface.
 
 use crate::material::Material;
@@ -28,7 +29,7 @@ pub const MOVE_POSITIONS: [&str; 6] = [
     "9/3k5/9/9/2PN5/5n3/9/9/9/3K5 b",
 ];
 
-/// Slots read per side and section of a fuzzed table file at most (evenly spread).
+/// Slots read per side and section of a fuzzed table file at most (spread evenly).
 const SLOTS_READ: u64 = 4096;
 
 /// A FEN: [`Position::from_fen`] and [`Position::from_fen_unchecked`] never panic; a
@@ -110,7 +111,7 @@ pub fn theory_catalogue(data: &[u8]) {
 
 /// A board as engines give it to the C API (90 Pikafish piece codes, then the side to move:
 /// 0 red, 1 black, anything else refused): [`crate::capi::board_position`] never panics, and
-/// a position it accepts is legal and holds exactly the board's pieces.
+/// a position it accepts holds exactly the board's pieces.
 pub fn capi_board(data: &[u8]) {
     let (Some(cells), Some(&side)) = (data.first_chunk::<90>(), data.get(90)) else {
         return;
@@ -129,8 +130,8 @@ pub fn capi_board(data: &[u8]) {
 /// The bytes of a table file, after a first byte that says whether to give the header the
 /// checksum it needs (odd: so changed header fields reach the decoder and the checks after
 /// it, as a crafted file would): [`TableFile::from_bytes`] never panics, and a file it
-/// accepts answers each slot's WDL code and distance (up to `SLOTS_READ`, 4,096, a side, spread
-/// over the table) and its checksum test with a value or an error.
+/// accepts answers the WDL code and distance of the slots read (`SLOTS_READ`, 4,096, a side at
+/// most, spread over the table) and its checksum test with a value or an error.
 pub fn table_file(data: &[u8]) {
     let Some((&mode, file)) = data.split_first() else {
         return;
@@ -144,9 +145,10 @@ pub fn table_file(data: &[u8]) {
     };
     let _ = file.verify_checksums();
     let slots = file.header().slots;
-    let step = (slots / SLOTS_READ).max(1);
+    let reads = SLOTS_READ.min(slots);
     for side in 0..2 {
-        for i in (0..slots).step_by(step as usize) {
+        for k in 0..reads {
+            let i = (u128::from(k) * u128::from(slots) / u128::from(reads)) as u64;
             let _ = file.wdl(side, i);
             if file.section_bytes(SectionKind::Dtm) > 0 {
                 let _ = file.dtm(side, i);
@@ -162,7 +164,10 @@ fn fix_header_checksum(bytes: &mut [u8]) {
     let Some(len) = bytes.get(8..12) else {
         return;
     };
-    let end = 20 + u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+    let len = u32::from_le_bytes(len.try_into().expect("4 bytes"));
+    let Some(end) = usize::try_from(len).ok().and_then(|n| n.checked_add(20)) else {
+        return;
+    };
     if let Some(head) = bytes.get(20..end) {
         let sum = xxhash_rust::xxh3::xxh3_64(head);
         bytes[12..20].copy_from_slice(&sum.to_le_bytes());
