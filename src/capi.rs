@@ -116,6 +116,18 @@ unsafe fn position_of(board: *const u8, side_to_move: c_uint) -> Option<Position
     board_position(cells, side_to_move)
 }
 
+/// The role of each Pikafish piece code's low three bits (the high bit is the colour).
+const PIKAFISH_ROLES: [Option<Role>; 8] = [
+    None,
+    Some(Role::Rook),
+    Some(Role::Advisor),
+    Some(Role::Cannon),
+    Some(Role::Pawn),
+    Some(Role::Horse),
+    Some(Role::Elephant),
+    Some(Role::General),
+];
+
 /// The position a Pikafish board (see the module docs) and side to move hold, if legal: what
 /// every probe of the C API reads its board with (and the fuzz target feeds). Not part of
 /// the documented interface.
@@ -139,16 +151,7 @@ pub fn board_position(cells: &[u8; 90], side_to_move: c_uint) -> Option<Position
             1 => Color::Black,
             _ => return None,
         };
-        let role = match code & 7 {
-            1 => Role::Rook,
-            2 => Role::Advisor,
-            3 => Role::Cannon,
-            4 => Role::Pawn,
-            5 => Role::Horse,
-            6 => Role::Elephant,
-            7 => Role::General,
-            _ => return None,
-        };
+        let role = PIKAFISH_ROLES[usize::from(code & 7)]?;
         pos.put(Square::from_index(index)?, Piece { color, role });
     }
     pos.validate().ok()?;
@@ -164,15 +167,8 @@ pub fn board_of(pos: &Position) -> [u8; 90] {
         let Some(p) = Square::from_index(i).and_then(|sq| pos.piece_at(sq)) else {
             continue;
         };
-        let role = match p.role {
-            Role::Rook => 1,
-            Role::Advisor => 2,
-            Role::Cannon => 3,
-            Role::Pawn => 4,
-            Role::Horse => 5,
-            Role::Elephant => 6,
-            Role::General => 7,
-        };
+        let role = PIKAFISH_ROLES.iter().position(|&r| r == Some(p.role));
+        let role = role.expect("every role has a code") as u8;
         *cell = role + 8 * u8::from(p.color == Color::Black);
     }
     board
