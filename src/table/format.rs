@@ -13,6 +13,17 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// First bytes of every table file.
 pub const MAGIC: &[u8; 8] = b"CANJUTB\x1a";
+/// Where the header's length (u32, little-endian) sits in a file, after [`MAGIC`].
+pub(crate) const HEADER_LENGTH_AT: std::ops::Range<usize> = 8..12;
+/// Where the header's checksum ([`header_checksum`], u64, little-endian) sits in a file.
+pub(crate) const HEADER_CHECKSUM_AT: std::ops::Range<usize> = 12..20;
+/// Where the header starts in a file.
+pub(crate) const HEADER_START: usize = 20;
+
+/// The checksum a file stores of its header's bytes.
+pub(crate) fn header_checksum(head: &[u8]) -> u64 {
+    xxh3_64(head)
+}
 /// Version of the file layout written; readers accept it and [`OLDEST_READABLE_VERSION`].
 ///
 /// Format 8 has format 7's layout; what changed is the meaning of the rule set `asian`,
@@ -697,23 +708,23 @@ pub fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, usize), TableE
     if bytes.len() >= 8 && &bytes[..8] != MAGIC {
         return Err(TableError::BadMagic(path.into()));
     }
-    if bytes.len() < 20 {
+    if bytes.len() < HEADER_START {
         return Err(TableError::Truncated(path.into()));
     }
-    let len = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    let sum = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    let len = u32::from_le_bytes(bytes[HEADER_LENGTH_AT].try_into().expect("4 bytes"));
+    let sum = u64::from_le_bytes(bytes[HEADER_CHECKSUM_AT].try_into().expect("8 bytes"));
     if len > MAX_HEADER {
         return Err(TableError::CorruptHeader {
             path: path.into(),
             check: "its length is past the limit",
         });
     }
-    let end = 20 + len as usize;
+    let end = HEADER_START + len as usize;
     if bytes.len() < end {
         return Err(TableError::Truncated(path.into()));
     }
-    let head = &bytes[20..end];
-    if xxh3_64(head) != sum {
+    let head = &bytes[HEADER_START..end];
+    if header_checksum(head) != sum {
         return Err(TableError::CorruptHeader {
             path: path.into(),
             check: "checksum mismatch",

@@ -955,13 +955,14 @@ fn write_file(
 ) -> Result<u64, TableError> {
     use std::io::{Read, Seek};
     let head = encode_header(header);
-    let padding = (20 + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (20 + head.len());
+    let padding =
+        (HEADER_START + head.len()).next_multiple_of(PAYLOAD_ALIGN) - (HEADER_START + head.len());
     let tmp = temporary_path(path, "");
     let write = || -> std::io::Result<u64> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(MAGIC)?;
         f.write_all(&(head.len() as u32).to_le_bytes())?;
-        f.write_all(&xxh3_64(&head).to_le_bytes())?;
+        f.write_all(&header_checksum(&head).to_le_bytes())?;
         f.write_all(&head)?;
         f.write_all(&vec![0; padding])?;
         f.write_all(payload)?;
