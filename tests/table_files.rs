@@ -340,7 +340,7 @@ fn format_7_tables_read_as_check_and_repack_to_the_check_name_keeping_their_valu
         let new = canju::table::TableFile::open(&r.path).unwrap();
         assert_eq!(new.header().format_version, canju::table::FORMAT_VERSION);
         assert!(
-            !assert_repacked(&new, &payload, &codes),
+            !assert_repacked(&new, &payload, &codes, false),
             "both sides stored"
         );
         new.verify_checksums().unwrap();
@@ -515,9 +515,15 @@ fn a_damaged_wdl_section_is_caught_when_probed() {
 /// that the checks after the checksum are what refuse it.
 fn with_header(path: &Path, edit: impl FnOnce(&mut canju::table::Header)) -> Vec<u8> {
     let bytes = std::fs::read(path).unwrap();
-    let (mut header, start) = parse_header(path, &bytes).unwrap();
+    let (mut header, _) = parse_header(path, &bytes).unwrap();
     edit(&mut header);
-    let head = canju::table::encode_header(&header);
+    with_header_bytes(path, canju::table::encode_header(&header))
+}
+
+/// The table at `path` with the header bytes `head` (checksummed), its payload kept.
+fn with_header_bytes(path: &Path, head: Vec<u8>) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    let (_, start) = parse_header(path, &bytes).unwrap();
     let mut v = bytes[..8].to_vec();
     v.extend((head.len() as u32).to_le_bytes());
     v.extend(xxhash_rust::xxh3::xxh3_64(&head).to_le_bytes());
@@ -592,6 +598,63 @@ fn crafted_headers_are_refused_naming_the_check() {
                 check.contains("block layout") && other.to_string().contains("bad.ctb"),
                 "{other}"
             ),
+        }
+    }
+}
+
+#[test]
+fn a_damaged_compressed_header_is_refused_naming_the_check() {
+    let (_dir, path) = krk_dir();
+    let bytes = std::fs::read(&path).unwrap();
+    let (header, _) = parse_header(&path, &bytes).unwrap();
+    assert_eq!(
+        header.format_version,
+        canju::table::COMPRESSED_HEADER_VERSION
+    );
+    let head = canju::table::encode_header(&header);
+    let version = bincode::encode_to_vec(header.format_version, bincode::config::standard())
+        .unwrap()
+        .len();
+    // Its bincode, whole, is far larger than the frame it is stored as.
+    let whole = bincode::encode_to_vec(&header, bincode::config::standard()).unwrap();
+    assert!(
+        head.len() < whole.len() / 2,
+        "{} of {}",
+        head.len(),
+        whole.len()
+    );
+    let framed = |frame: &[u8]| [&head[..version], frame].concat();
+    let inner_version = |v: u32| {
+        let mut h = header.clone();
+        h.format_version = v;
+        let whole = bincode::encode_to_vec(&h, bincode::config::standard()).unwrap();
+        framed(&zstd::bulk::compress(&whole, 3).unwrap())
+    };
+    let cases: [(&str, Vec<u8>); 5] = [
+        (
+            "does not decompress",
+            framed(&head[version..head.len() - 1]),
+        ),
+        ("does not decompress", [&head[..], &[0]].concat()),
+        (
+            "does not decompress",
+            framed(&[0x28, 0xB5, 0x2F, 0xFD, 0, 0]),
+        ),
+        // A frame that decompresses to the header of another version, or to bytes that are
+        // not one.
+        ("does not decode", inner_version(11)),
+        (
+            "does not decode",
+            framed(&zstd::bulk::compress(&[7; 100], 3).unwrap()),
+        ),
+    ];
+    for (check, head) in cases {
+        let bytes = with_header_bytes(&path, head);
+        match damaged(&path, |b| *b = bytes) {
+            TableError::CorruptHeader { check: named, .. } => {
+                assert!(named.contains(check), "{named} for {check}")
+            }
+            other => panic!("{other} for {check}"),
         }
     }
 }
@@ -754,18 +817,27 @@ fn format_8_tables_hold_both_sides_read_as_today_and_repack_keeping_their_values
     let f = canju::table::TableFile::open(&path).unwrap();
     assert_eq!(f.header().format_version, canju::table::FORMAT_VERSION);
     assert_eq!(f.header().dtm_side, None);
-    assert!(!assert_repacked(&f, &payload, &codes), "both sides stored");
+    assert!(
+        !assert_repacked(&f, &payload, &codes, false),
+        "both sides stored"
+    );
     let after = read_table(&path).unwrap().values;
     assert_eq!(after.each_ref().map(|v| v.is_some()), [true; 2]);
     assert_eq!(after, before);
 }
 
-/// Checks a table repacked from formats 7 to 10, whose old payload was `payload` and WDL
+/// Checks a table repacked from formats 7 to 11, whose old payload was `payload` and WDL
 /// codes `codes`: its WDL codes are the old ones with the perpetual-check rule's folded into
 /// wins and losses on the side whose distances a search gives (format 11; its section the
 /// old one byte for byte where nothing was folded), and its DTM section, if any, bare
-/// frames. True if codes were folded.
-fn assert_repacked(new: &canju::table::TableFile, payload: &[u8], codes: &[Vec<u8>; 2]) -> bool {
+/// frames; where nothing was folded and the old frames were bare already (formats 10 and
+/// 11), the whole payload is the old one byte for byte. True if codes were folded.
+fn assert_repacked(
+    new: &canju::table::TableFile,
+    payload: &[u8],
+    codes: &[Vec<u8>; 2],
+    frames_were_bare: bool,
+) -> bool {
     let h = new.header();
     let mut expected = codes.clone();
     for (side, side_codes) in expected.iter_mut().enumerate() {
@@ -789,6 +861,9 @@ fn assert_repacked(new: &canju::table::TableFile, payload: &[u8], codes: &[Vec<u
     match &h.dtm {
         Some(dtm) => assert_eq!(dtm.codec, canju::table::Codec::ZstdBare),
         None => assert_eq!(bytes, payload),
+    }
+    if !folded && frames_were_bare {
+        assert_eq!(bytes, payload, "{}", new.path().display());
     }
     folded
 }
@@ -837,14 +912,15 @@ fn one_side_fixtures_read_as_today_and_repack(
         assert_eq!(r.path, path);
         let f = canju::table::TableFile::open(&path).unwrap();
         assert_eq!(f.header().format_version, canju::table::FORMAT_VERSION);
-        if assert_repacked(&f, &payload, &codes) {
+        if assert_repacked(&f, &payload, &codes, codec == canju::table::Codec::ZstdBare) {
             folded.push(name);
         }
         assert_eq!(read_table(&path).unwrap().values, before, "{name}");
         if name == "KRKN" {
             // Its frames take 9 to 13 bytes fewer each from format 9 (a set of a few frames
             // may grow: zstd's btopt, faster than the btultra of format 9's files, loses more
-            // there), and its folded codes compress smaller.
+            // there), its folded codes compress smaller (format 11), and its header is
+            // compressed (format 12).
             assert!(
                 r.after < r.before,
                 "{name}: {} against {}",
@@ -889,6 +965,15 @@ fn format_10_tables_read_as_today_and_repack_folding_the_check_rule_codes() {
     let folded =
         one_side_fixtures_read_as_today_and_repack("format10", 10, canju::table::Codec::ZstdBare);
     assert_eq!(folded, ["KRKN"], "black loses KRKN's draws by the rule");
+}
+
+#[test]
+fn format_11_tables_read_as_today_and_repack_to_a_compressed_header_keeping_their_payload() {
+    // Written by canju's format 11 (its header not compressed): KRKN and every set it and
+    // KNKA reach. Nothing is folded, and every payload is kept byte for byte.
+    let folded =
+        one_side_fixtures_read_as_today_and_repack("format11", 11, canju::table::Codec::ZstdBare);
+    assert!(folded.is_empty(), "{folded:?}");
 }
 
 #[test]

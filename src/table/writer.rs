@@ -998,12 +998,14 @@ pub struct Repacked {
 }
 
 /// Rewrites a table file in the current format ([`FORMAT_VERSION`]), keeping its values,
-/// rule set and statistics; everything is checked on the way in. A file of formats 7 to 10
+/// rule set and statistics; everything is checked on the way in. A file of formats 7 to 11
 /// keeps its WDL section byte for byte (format 8 changed only what `asian` means) but where
 /// one side's distances are stored, whose other side's codes of the perpetual-check rule are
 /// folded into wins and losses (format 11); its DTM blocks of formats 7 to 9 are compressed
-/// again as bare frames ([`Codec::ZstdBare`], format 10); older files are encoded again. An `asian` table of format 7 or earlier moves to its `check` name, the rule it
-/// holds (an existing file of that name is replaced).
+/// again as bare frames ([`Codec::ZstdBare`], format 10); its header is compressed (format
+/// 12; a file of format 11 keeps its whole payload); older files are encoded again. An
+/// `asian` table of format 7 or earlier moves to its `check` name, the rule it holds (an
+/// existing file of that name is replaced).
 ///
 /// # Errors
 ///
