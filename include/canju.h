@@ -55,17 +55,6 @@
  */
 #define CANJU_MAX_MOVES 128
 
-/**
- * The first format that may hold [`Codec::ZstdBare`] sections.
- */
-#define BARE_FRAMES_VERSION 10
-
-/**
- * The first format whose searched side's WDL codes fold the perpetual-check rule's results
- * into wins and losses ([`RuleCodes::ButCheck`]).
- */
-#define FOLDED_CHECK_VERSION 11
-
 
 
 
