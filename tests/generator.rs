@@ -219,7 +219,10 @@ fn sub_tables_read_through_their_maps_give_the_same_tables() {
             .stats
             .clone();
         let decided = stats.iter().any(|s| s.win + s.loss > 0);
-        assert!(stats[0].positions > 0 && decided == (name != "KCKA"), "{file}");
+        assert!(
+            stats[0].positions > 0 && decided == (name != "KCKA"),
+            "{file}"
+        );
         assert!(a == b, "{file} differs");
     }
 }
