@@ -699,13 +699,12 @@ fn codecs_fit_version(header: &Header, version: u32) -> bool {
 /// whole header ([`COMPRESSED_HEADER_VERSION`]), whose code lengths and DTM offsets are
 /// packed ([`PACKED_CODES_VERSION`]).
 pub fn encode_header(header: &Header) -> Vec<u8> {
-    let config = bincode::config::standard();
     let whole = encode_header_uncompressed(header);
-    let mut head =
-        bincode::encode_to_vec(header.format_version, config).expect("a version encodes");
     if header.format_version < COMPRESSED_HEADER_VERSION {
         return whole;
     }
+    let mut head = bincode::encode_to_vec(header.format_version, bincode::config::standard())
+        .expect("a version encodes");
     head.extend(zstd::bulk::compress(&whole, HEADER_ZSTD_LEVEL).expect("zstd compresses"));
     head
 }
