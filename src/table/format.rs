@@ -549,9 +549,11 @@ pub(super) fn dtm_from_byte(b: u8) -> u16 {
 }
 
 /// The half stored for a stored value in a [`Codec::ZstdHalves`] section of `value_bytes`
-/// bytes a value; `None` for a draw or an unused slot, which need none.
+/// bytes a value; `None` for a draw or an unused slot, which need none. (Public for the
+/// measurement aids in `examples/`.)
+#[doc(hidden)]
 #[inline]
-pub(super) fn half_of(v: u16, value_bytes: u8) -> Option<u16> {
+pub fn half_of(v: u16, value_bytes: u8) -> Option<u16> {
     match v {
         STORED_DRAW | STORED_ILLEGAL => None,
         v if rule_of_stored(v).is_some() => {
