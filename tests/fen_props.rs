@@ -152,8 +152,87 @@ fn check_parse(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// A board with each general in its palace and up to eight more pieces of any kind anywhere
+/// (now and then a third general, a piece on a point it never reaches, too many of a kind, a
+/// check or facing generals): every rule of `Position::validate` is met or broken in turn.
+fn near_legal_position() -> impl Strategy<Value = Position> {
+    let palace = |color: Color| {
+        let ranks: [u8; 3] = if color == Color::Red {
+            [0, 1, 2]
+        } else {
+            [7, 8, 9]
+        };
+        (0usize..3, 0usize..3).prop_map(move |(f, r)| (3 + f as u8, ranks[r]))
+    };
+    (
+        palace(Color::Red),
+        palace(Color::Black),
+        prop::collection::vec((0usize..90, 0u8..14), 0..8),
+        any::<bool>(),
+    )
+        .prop_map(|((rf, rr), (bf, br), placements, red)| {
+            let mut pos = Position::empty(if red { Color::Red } else { Color::Black });
+            let square = |f: u8, r: u8| Square::from_index(r as usize * 9 + f as usize).unwrap();
+            pos.put(square(rf, rr), Piece::new(Color::Red, Role::General));
+            pos.put(square(bf, br), Piece::new(Color::Black, Role::General));
+            for (sq, n) in placements {
+                pos.put(Square::from_index(sq).unwrap(), piece_of(n));
+            }
+            pos
+        })
+}
+
+/// `Position::validate` as the rules read, point by point over the whole board: the
+/// independent check of the one walk over occupied points that the library does.
+fn validate_point_by_point(pos: &Position) -> Result<(), IllegalPosition> {
+    for color in Color::ALL {
+        let mut counts = [0u8; 7];
+        for sq in Square::all() {
+            if let Some(p) = pos.piece_at(sq).filter(|p| p.color == color) {
+                counts[p.role.index()] += 1;
+            }
+        }
+        match counts[Role::General.index()] {
+            0 => return Err(IllegalPosition::MissingGeneral(color)),
+            1 => {}
+            _ => return Err(IllegalPosition::ExtraGeneral(color)),
+        }
+        for role in Role::ALL {
+            let (count, max) = (counts[role.index()], role.max_count());
+            if count > max {
+                return Err(IllegalPosition::TooMany {
+                    color,
+                    role,
+                    count,
+                    max,
+                });
+            }
+        }
+    }
+    for square in Square::all() {
+        if let Some(piece) = pos.piece_at(square).filter(|p| !p.can_stand_on(square)) {
+            return Err(IllegalPosition::UnreachablePoint { piece, square });
+        }
+    }
+    if pos.generals_facing() {
+        return Err(IllegalPosition::GeneralsFacing);
+    }
+    let waiting = pos.turn().opponent();
+    if pos.is_in_check(waiting) {
+        return Err(IllegalPosition::NotToMoveInCheck(waiting));
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn validate_gives_the_first_rule_broken(
+        pos in prop_oneof![near_legal_position(), arbitrary_position()]
+    ) {
+        prop_assert_eq!(pos.validate(), validate_point_by_point(&pos), "{}", pos.fen());
+    }
 
     #[test]
     fn fen_round_trip_any_board(pos in arbitrary_position()) {

@@ -287,16 +287,23 @@ impl Position {
     /// Checks every rule of `docs/conventions.md` (Values): one general each in its palace, pieces on reachable
     /// points, no more pieces of a kind than the game has, generals not facing, and the side not
     /// to move not in check.
+    ///
+    /// # Errors
+    /// The first rule broken, in that order (red's counts before black's, points in square
+    /// order).
     pub fn validate(&self) -> Result<(), IllegalPosition> {
-        for color in Color::ALL {
-            let mut counts = [0u8; 7];
-            for sq in Square::all() {
-                if let Some(p) = self.board[sq.index()]
-                    && p.color == color
-                {
-                    counts[p.role.index()] += 1;
-                }
+        // One walk over the occupied points (a probe validates every position it is given).
+        let mut counts = [[0u8; 7]; 2];
+        let mut unreachable = None;
+        self.for_each_piece(|sq, piece| {
+            counts[piece.color.index()][piece.role.index()] += 1;
+            let square = Square::from_index_unchecked(sq as u8);
+            if unreachable.is_none() && !piece.can_stand_on(square) {
+                unreachable = Some(IllegalPosition::UnreachablePoint { piece, square });
             }
+        });
+        for color in Color::ALL {
+            let counts = counts[color.index()];
             match counts[Role::General.index()] {
                 0 => return Err(IllegalPosition::MissingGeneral(color)),
                 1 => {}
@@ -314,12 +321,8 @@ impl Position {
                 }
             }
         }
-        for sq in Square::all() {
-            if let Some(piece) = self.board[sq.index()]
-                && !piece.can_stand_on(sq)
-            {
-                return Err(IllegalPosition::UnreachablePoint { piece, square: sq });
-            }
+        if let Some(error) = unreachable {
+            return Err(error);
         }
         if self.generals_facing() {
             return Err(IllegalPosition::GeneralsFacing);
