@@ -40,16 +40,19 @@ fn main() {
         let width = h.dtm.as_ref().unwrap().value_bytes;
         let stored = t.load_dtm_of(side).unwrap();
         let codes = t.load_wdl_of(side).unwrap();
+        // Each slot's half (a draw or unused slot repeating the one before), and the slots
+        // of wins and losses, in one pass.
+        let (mut halves, mut decided) = (Vec::with_capacity(h.slots as usize), Vec::new());
         let mut last = 0u16;
-        let halves: Vec<u16> = (0..h.slots)
-            .map(|i| {
-                last = half_of(stored.stored(i), width).unwrap_or(last);
-                last
-            })
-            .collect();
-        let decided: Vec<usize> = (0..halves.len())
-            .filter(|&i| codes[i] != WDL_DRAW && half_of(stored.stored(i as u64), width).is_some())
-            .collect();
+        for i in 0..h.slots {
+            if let Some(half) = half_of(stored.stored(i), width) {
+                last = half;
+                if codes[i as usize] != WDL_DRAW {
+                    decided.push(i as usize);
+                }
+            }
+            halves.push(last);
+        }
         let back = |i: usize, lag: usize| u64::from(if i >= lag { halves[i - lag] } else { 0 });
         println!(
             "{name}: side {side}, {} wins and losses of {} slots; DTM section {} bytes",

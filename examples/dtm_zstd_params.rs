@@ -83,7 +83,7 @@ fn main() {
         let mut compressed = vec![];
         for (dict, raws) in &sets {
             let (dict, raws) = match frame_of(&tweak) {
-                Some(n) => refrained(dict, raws, n),
+                Some(n) => reframed(dict, raws, n),
                 None => (dict.clone(), raws.clone()),
             };
             let mut c = compressor(&dict, &tweak);
@@ -111,7 +111,7 @@ fn frame_of(tweak: &str) -> Option<usize> {
 /// A table's 2,048-position frames joined into frames of `n` positions, and a dictionary
 /// trained on them as the writer trains one (32 frames spread over the table, at most 16 KiB
 /// and a sixteenth of the sample; none if the table had none).
-fn refrained(dict: &[u8], raws: &[Vec<u8>], n: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
+fn reframed(dict: &[u8], raws: &[Vec<u8>], n: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
     let per = (n / canju::table::DTM_BLOCK as usize).max(1);
     let joined: Vec<Vec<u8>> = raws.chunks(per).map(|c| c.concat()).collect();
     if dict.is_empty() {
